@@ -1,0 +1,479 @@
+import type { BusEvent, Causation, CausationContext, EmitOptions, EventInit } from './bus-event.js';
+import { dateFromUnixNano, nowUnixNano, unixNanoFromDate } from './clock.js';
+import { currentFrame, runInFrame, type DispatchFrame } from './dispatch-context.js';
+import { newEventId } from './event-id.js';
+import { EventRing } from './event-ring.js';
+
+/** Type of the event the bus emits when a handler throws or rejects. */
+export const CORE_ERROR = 'core.error';
+
+/** A subscriber. It may return a promise; the bus tracks it for {@link EventBus.drain}. */
+export type EventHandler<T = unknown> = (event: BusEvent<T>) => void | PromiseLike<void>;
+
+/** Options for {@link EventBus.subscribe} and {@link EventBus.subscribeAll}. */
+export interface SubscribeOptions<T = unknown> {
+  /**
+   * Lower runs first; handlers of equal priority run in subscription order.
+   * @default 0
+   */
+  priority?: number;
+  /** Only events for which this returns true reach the handler. */
+  filter?: (event: BusEvent<T>) => boolean;
+  /** Name of the subscribing component, reported in `core.error` when its handler fails. */
+  source?: string;
+  /** Aborting it unsubscribes the handler. An already aborted signal subscribes nothing. */
+  signal?: AbortSignal;
+}
+
+/** Options for {@link EventBus}. */
+export interface EventBusOptions {
+  /**
+   * How many recent events {@link EventBus.subscribeAllReplay} replays.
+   * @default 1024
+   */
+  ringSize?: number;
+  /**
+   * Called for every handler that throws or rejects, besides the `core.error` event.
+   * An `onError` that throws itself is ignored.
+   */
+  onError?: (error: unknown, event: BusEvent) => void;
+}
+
+/** Payload of `core.error`. */
+export interface CoreErrorPayload {
+  error: unknown;
+  message: string;
+  /** Type of the event whose handler failed. */
+  eventType: string;
+  /** Id of the event whose handler failed. */
+  eventId: string;
+  /** `source` of the failing subscription, `''` when it gave none. */
+  source: string;
+}
+
+/** The outcome of a vetoable emit. */
+export interface VetoDecision {
+  vetoed: boolean;
+  reason: string;
+}
+
+/** Payload handlers of a vetoable event see; a handler vetoes by assigning `veto`. */
+export interface VetoablePayload<T> {
+  original: T;
+  veto: VetoDecision;
+}
+
+/** The part of {@link Causation} that is known before an event exists. */
+export type CurrentCausation = Omit<Causation, 'sequence'>;
+
+interface Subscription {
+  readonly handler: EventHandler<never>;
+  readonly priority: number;
+  readonly order: number;
+  readonly filter: ((event: BusEvent<never>) => boolean) | undefined;
+  readonly source: string;
+  active: boolean;
+  /** Set while a replaying subscriber catches up: live events wait here. */
+  backlog: BusEvent[] | undefined;
+}
+
+const DEFAULT_RING_SIZE = 1024;
+const EMPTY: readonly Subscription[] = [];
+
+/**
+ * An in-process event bus whose events carry causation. Dispatch is synchronous: `emit` returns
+ * after every handler ran. Work a handler starts asynchronously (a promise, a timer,
+ * `setImmediate`, an async generator) still emits with the handler's event as its parent.
+ * A handler that throws or rejects never stops the others; the bus reports it as `core.error`.
+ */
+export class EventBus {
+  readonly #typed = new Map<string, Subscription[]>();
+  #all: Subscription[] = [];
+  /** Merged, sorted handler lists per type; rebuilt lazily after any (un)subscribe. */
+  #lists = new Map<string, readonly Subscription[]>();
+  readonly #ring: EventRing<BusEvent>;
+  readonly #onError: EventBusOptions['onError'];
+  #default: CausationContext = {};
+  #sequence = 0;
+  #order = 0;
+  #pending = 0;
+  #drainWaiters: (() => void)[] = [];
+
+  constructor(options: EventBusOptions = {}) {
+    const ringSize = options.ringSize ?? DEFAULT_RING_SIZE;
+    if (!Number.isInteger(ringSize) || ringSize < 0) {
+      throw new TypeError(`ringSize must be a non-negative integer, got ${String(ringSize)}`);
+    }
+    if (options.onError !== undefined && typeof options.onError !== 'function') {
+      throw new TypeError('onError must be a function');
+    }
+    this.#ring = new EventRing(ringSize);
+    this.#onError = options.onError;
+  }
+
+  /** Emits an event of `type` and returns it once every handler ran. */
+  emit<T>(type: string, payload: T, options?: EmitOptions): BusEvent<T> {
+    checkType(type);
+    const event = this.#build<T>(type, payload, options);
+    this.#dispatch(event, false);
+    return event;
+  }
+
+  /** Emits a pre-built event. Fields it sets, causation included, are kept as they are. */
+  emitEvent<T>(init: EventInit<T>): BusEvent<T> {
+    if (init === null || typeof init !== 'object') {
+      throw new TypeError('init must be an event object');
+    }
+    checkType(init.type);
+    const event = this.#build<T>(init.type, init.payload, init);
+    this.#dispatch(event, false);
+    return event;
+  }
+
+  /**
+   * Emits a vetoable event. Handlers see `{ original, veto }` as the payload and veto by setting
+   * `event.payload.veto = { vetoed: true, reason }`; the first veto stops dispatch.
+   */
+  emitVetoable<T>(type: string, payload: T, options?: EmitOptions): VetoDecision {
+    checkType(type);
+    const wrapped: VetoablePayload<T> = { original: payload, veto: { vetoed: false, reason: '' } };
+    const event = this.#build(type, wrapped, options);
+    this.#dispatch(event, true);
+    const veto = event.payload.veto as Partial<VetoDecision> | undefined;
+    return { vetoed: veto?.vetoed === true, reason: String(veto?.reason ?? '') };
+  }
+
+  /** Subscribes `handler` to events of `type`. Returns a function that unsubscribes it. */
+  subscribe<T = unknown>(
+    type: string,
+    handler: EventHandler<T>,
+    options: SubscribeOptions<T> = {},
+  ): () => void {
+    checkType(type);
+    return this.#add(type, handler, options, false);
+  }
+
+  /** Subscribes `handler` to every event. Returns a function that unsubscribes it. */
+  subscribeAll(handler: EventHandler, options: SubscribeOptions = {}): () => void {
+    return this.#add(undefined, handler, options, false);
+  }
+
+  /**
+   * Subscribes `handler` to every event, first replaying the events still in the ring (oldest
+   * first). Events emitted while the replay runs are delivered after it, in order: nothing
+   * twice, nothing missed at the boundary.
+   */
+  subscribeAllReplay(handler: EventHandler, options: SubscribeOptions = {}): () => void {
+    return this.#add(undefined, handler, options, true);
+  }
+
+  /**
+   * Runs `fn` so that everything it emits, now or asynchronously later, carries these
+   * causation fields (unless the emit sets them itself). Scopes nest; the innermost wins.
+   */
+  withCausation<R>(context: CausationContext, fn: () => R): R {
+    checkContext(context, 'context');
+    if (typeof fn !== 'function') throw new TypeError('fn must be a function');
+    const frame = this.#frame();
+    return runInFrame(
+      {
+        bus: this,
+        parentId: frame?.parentId ?? '',
+        parentSeq: frame?.parentSeq ?? 0,
+        context: { ...frame?.context, ...definedFields(context) },
+      },
+      fn,
+    );
+  }
+
+  /** The causation an event emitted here and now would get (without its sequence). */
+  currentCausation(): CurrentCausation {
+    const frame = this.#frame();
+    const context = frame?.context;
+    return {
+      parentId: frame?.parentId ?? '',
+      parentSeq: frame?.parentSeq ?? 0,
+      sessionId: context?.sessionId ?? this.#default.sessionId ?? '',
+      agentId: context?.agentId ?? this.#default.agentId ?? '',
+      depth: context?.depth ?? this.#default.depth ?? 0,
+    };
+  }
+
+  /** Sets the causation fields used where no `withCausation` scope gives them. */
+  setDefaultCausation(context: CausationContext): void {
+    checkContext(context, 'context');
+    this.#default = definedFields(context);
+  }
+
+  /**
+   * Waits for the promises handlers returned that are still running, including ones started
+   * while waiting. Resolves `true` once none is left, or `false` after `timeoutMs`.
+   */
+  drain(timeoutMs?: number): Promise<boolean> {
+    if (this.#pending === 0) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = (): void => {
+        if (timer !== undefined) clearTimeout(timer);
+        resolve(true);
+      };
+      this.#drainWaiters.push(done);
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          this.#drainWaiters = this.#drainWaiters.filter((waiter) => waiter !== done);
+          resolve(false);
+        }, timeoutMs);
+        timer.unref();
+      }
+    });
+  }
+
+  #frame(): DispatchFrame | undefined {
+    const frame = currentFrame();
+    return frame !== undefined && frame.bus === this ? frame : undefined;
+  }
+
+  #build<T>(type: string, payload: T, init: EmitOptions | undefined): BusEvent<T> {
+    const sequence = ++this.#sequence;
+    const frame = this.#frame();
+    const context = frame?.context;
+    const given = init?.causation;
+    const causation: Causation = {
+      parentId: given?.parentId ?? frame?.parentId ?? '',
+      parentSeq: given?.parentSeq ?? frame?.parentSeq ?? 0,
+      sessionId: given?.sessionId ?? context?.sessionId ?? this.#default.sessionId ?? '',
+      agentId: given?.agentId ?? context?.agentId ?? this.#default.agentId ?? '',
+      sequence: given?.sequence ?? sequence,
+      depth: given?.depth ?? context?.depth ?? this.#default.depth ?? 0,
+    };
+    let timeUnixNano = init?.timeUnixNano;
+    let timestamp = init?.timestamp;
+    if (timeUnixNano === undefined) {
+      timeUnixNano = timestamp === undefined ? nowUnixNano() : unixNanoFromDate(timestamp);
+    }
+    timestamp ??= dateFromUnixNano(timeUnixNano);
+    const id = init?.id;
+    if (id !== undefined && (typeof id !== 'string' || id === '')) {
+      throw new TypeError('id must be a non-empty string when given');
+    }
+    const event: BusEvent<T> = {
+      type,
+      id: id ?? newEventId(),
+      timestamp,
+      timeUnixNano,
+      payload,
+      causation,
+    };
+    if (init?.source !== undefined) event.source = init.source;
+    return event;
+  }
+
+  #dispatch(event: BusEvent, vetoable: boolean): void {
+    this.#ring.push(event);
+    const list = this.#handlersFor(event.type);
+    if (list.length === 0) return;
+    runInFrame(this.#frameFor(event), () => {
+      for (const subscription of list) {
+        if (!subscription.active) continue;
+        if (subscription.backlog !== undefined) {
+          subscription.backlog.push(event);
+          continue;
+        }
+        this.#deliver(subscription, event);
+        if (vetoable && (event.payload as VetoablePayload<unknown>).veto?.vetoed === true) break;
+      }
+    });
+  }
+
+  #deliver(subscription: Subscription, event: BusEvent): void {
+    try {
+      if (subscription.filter !== undefined && !subscription.filter(event as BusEvent<never>)) {
+        return;
+      }
+      const result = subscription.handler(event as BusEvent<never>);
+      if (result !== undefined && result !== null && typeof result.then === 'function') {
+        this.#track(result, subscription, event);
+      }
+    } catch (error) {
+      this.#fail(error, subscription, event);
+    }
+  }
+
+  #track(result: PromiseLike<void>, subscription: Subscription, event: BusEvent): void {
+    this.#pending += 1;
+    const settle = (): void => {
+      this.#pending -= 1;
+      if (this.#pending === 0 && this.#drainWaiters.length > 0) {
+        const waiters = this.#drainWaiters;
+        this.#drainWaiters = [];
+        for (const waiter of waiters) waiter();
+      }
+    };
+    result.then(settle, (error: unknown) => {
+      this.#fail(error, subscription, event);
+      settle();
+    });
+  }
+
+  #fail(error: unknown, subscription: Subscription, event: BusEvent): void {
+    if (this.#onError !== undefined) {
+      try {
+        this.#onError(error, event);
+      } catch {
+        // An error hook that fails has nowhere left to report to.
+      }
+    }
+    // A failing core.error handler must not start a loop of core.error events.
+    if (event.type === CORE_ERROR) return;
+    const payload: CoreErrorPayload = {
+      error,
+      message: error instanceof Error ? error.message : String(error),
+      eventType: event.type,
+      eventId: event.id,
+      source: subscription.source,
+    };
+    this.emit(CORE_ERROR, payload, { source: 'bus' });
+  }
+
+  #add(
+    type: string | undefined,
+    handler: EventHandler<never>,
+    options: SubscribeOptions<never>,
+    replay: boolean,
+  ): () => void {
+    if (typeof handler !== 'function') throw new TypeError('handler must be a function');
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError('options must be an object');
+    }
+    const { priority = 0, filter, source = '', signal } = options;
+    if (typeof priority !== 'number' || Number.isNaN(priority)) {
+      throw new TypeError('options.priority must be a number');
+    }
+    if (filter !== undefined && typeof filter !== 'function') {
+      throw new TypeError('options.filter must be a function');
+    }
+    if (signal?.aborted === true) return noop;
+    const subscription: Subscription = {
+      handler,
+      priority,
+      order: this.#order++,
+      filter,
+      source,
+      active: true,
+      backlog: replay ? [] : undefined,
+    };
+    if (type === undefined) {
+      this.#all = [...this.#all, subscription];
+    } else {
+      this.#typed.set(type, [...(this.#typed.get(type) ?? []), subscription]);
+    }
+    this.#lists = new Map();
+
+    const unsubscribe = (): void => {
+      if (!subscription.active) return;
+      subscription.active = false;
+      subscription.backlog = undefined;
+      signal?.removeEventListener('abort', unsubscribe);
+      if (type === undefined) {
+        this.#all = this.#all.filter((entry) => entry !== subscription);
+      } else {
+        const remaining = (this.#typed.get(type) ?? []).filter((entry) => entry !== subscription);
+        if (remaining.length === 0) this.#typed.delete(type);
+        else this.#typed.set(type, remaining);
+      }
+      this.#lists = new Map();
+    };
+    signal?.addEventListener('abort', unsubscribe, { once: true });
+
+    if (replay) this.#replay(subscription);
+    return unsubscribe;
+  }
+
+  #replay(subscription: Subscription): void {
+    const replayed = this.#ring.toArray();
+    for (const event of replayed) {
+      if (!subscription.active) return;
+      this.#deliverInFrame(subscription, event);
+    }
+    // Live events that arrived during the replay, including ones emitted by the replay itself.
+    while (subscription.active && subscription.backlog !== undefined) {
+      const next = subscription.backlog.shift();
+      if (next === undefined) {
+        subscription.backlog = undefined;
+        break;
+      }
+      this.#deliverInFrame(subscription, next);
+    }
+  }
+
+  #deliverInFrame(subscription: Subscription, event: BusEvent): void {
+    runInFrame(this.#frameFor(event), () => this.#deliver(subscription, event));
+  }
+
+  /**
+   * The frame handlers of `event` run in: their emits get `event` as the parent and inherit its
+   * session, agent and depth (a child event belongs to the same conversation as its cause).
+   */
+  #frameFor(event: BusEvent): DispatchFrame {
+    const causation = event.causation;
+    return {
+      bus: this,
+      parentId: event.id,
+      parentSeq: causation.sequence,
+      context: {
+        sessionId: causation.sessionId === '' ? undefined : causation.sessionId,
+        agentId: causation.agentId === '' ? undefined : causation.agentId,
+        depth: causation.depth,
+      },
+    };
+  }
+
+  #handlersFor(type: string): readonly Subscription[] {
+    let list = this.#lists.get(type);
+    if (list === undefined) {
+      const typed = this.#typed.get(type) ?? EMPTY;
+      list =
+        typed.length === 0 && this.#all.length === 0
+          ? EMPTY
+          : [...typed, ...this.#all].sort(
+              (left, right) => left.priority - right.priority || left.order - right.order,
+            );
+      this.#lists.set(type, list);
+    }
+    return list;
+  }
+}
+
+function noop(): void {}
+
+function checkType(type: unknown): asserts type is string {
+  if (typeof type !== 'string' || type === '') {
+    throw new TypeError(
+      `type must be a non-empty string, got ${JSON.stringify(type) ?? 'undefined'}`,
+    );
+  }
+}
+
+function checkContext(context: CausationContext, name: string): void {
+  if (context === null || typeof context !== 'object') {
+    throw new TypeError(`${name} must be an object`);
+  }
+  for (const key of ['sessionId', 'agentId'] as const) {
+    const value = context[key];
+    if (value !== undefined && typeof value !== 'string') {
+      throw new TypeError(`${name}.${key} must be a string`);
+    }
+  }
+  const depth = context.depth;
+  if (depth !== undefined && (!Number.isInteger(depth) || depth < 0)) {
+    throw new TypeError(`${name}.depth must be a non-negative integer`);
+  }
+}
+
+function definedFields(context: CausationContext): CausationContext {
+  const result: CausationContext = {};
+  if (context.sessionId !== undefined) result.sessionId = context.sessionId;
+  if (context.agentId !== undefined) result.agentId = context.agentId;
+  if (context.depth !== undefined) result.depth = context.depth;
+  return result;
+}
