@@ -1,0 +1,140 @@
+import { OtlpDecodeError } from './otlp-decode-error.js';
+
+/**
+ * Helpers that read fields of a decoded OTLP message, protobuf or JSON alike, and fail with an
+ * {@link OtlpDecodeError} naming the field's path. protobufjs messages keep defaults on their
+ * prototype and use `null` for an absent message; JSON leaves fields out. Both count as absent.
+ * JSON keys are lowerCamelCase per OTLP/JSON; the original snake_case names are accepted too, as
+ * the protobuf JSON mapping asks of parsers.
+ */
+export type OtlpRecord = Readonly<Record<string, unknown>>;
+
+const snakeCaseNames = new Map<string, string>();
+
+function snakeCaseOf(name: string): string {
+  let snake = snakeCaseNames.get(name);
+  if (snake === undefined) {
+    snake = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    snakeCaseNames.set(name, snake);
+  }
+  return snake;
+}
+
+/** The value of field `name` (lowerCamelCase), `undefined` when absent or `null`. */
+export function fieldOf(record: OtlpRecord, name: string): unknown {
+  let value = record[name];
+  if (value === undefined || value === null) {
+    const snake = snakeCaseOf(name);
+    value = snake === name ? undefined : record[snake];
+  }
+  return value ?? undefined;
+}
+
+/** Field `name` as a message, `undefined` when absent. */
+export function recordField(
+  record: OtlpRecord,
+  name: string,
+  where: string,
+): OtlpRecord | undefined {
+  const value = fieldOf(record, name);
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value) || value instanceof Uint8Array) {
+    throw new OtlpDecodeError(`expected an object, got ${describeValue(value)}`, {
+      where: join(where, name),
+    });
+  }
+  return value as OtlpRecord;
+}
+
+/** Repeated field `name` as a list of messages, empty when absent. */
+export function recordsField(record: OtlpRecord, name: string, where: string): OtlpRecord[] {
+  const value = fieldOf(record, name);
+  if (value === undefined) return [];
+  const path = join(where, name);
+  if (!Array.isArray(value)) {
+    throw new OtlpDecodeError(`expected an array, got ${describeValue(value)}`, { where: path });
+  }
+  return value.map((item: unknown, index) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+      throw new OtlpDecodeError(`expected an object, got ${describeValue(item)}`, {
+        where: `${path}[${index}]`,
+      });
+    }
+    return item as OtlpRecord;
+  });
+}
+
+/** Field `name` as a string, `''` when absent. */
+export function stringField(record: OtlpRecord, name: string, where: string): string {
+  const value = fieldOf(record, name);
+  if (value === undefined) return '';
+  if (typeof value !== 'string') {
+    throw new OtlpDecodeError(`expected a string, got ${describeValue(value)}`, {
+      where: join(where, name),
+    });
+  }
+  return value;
+}
+
+/**
+ * Field `name` as a non-negative 32-bit integer (counts, flags), `0` when absent. JSON may carry
+ * it as a number or a decimal string.
+ */
+export function uint32Field(record: OtlpRecord, name: string, where: string): number {
+  const value = fieldOf(record, name);
+  if (value === undefined) return 0;
+  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (
+    typeof number !== 'number' ||
+    !Number.isInteger(number) ||
+    number < 0 ||
+    number > 0xffffffff
+  ) {
+    throw new OtlpDecodeError(`expected an unsigned 32-bit integer, got ${describeValue(value)}`, {
+      where: join(where, name),
+    });
+  }
+  return number;
+}
+
+/**
+ * Field `name` as an enum number, `0` when absent. OTLP/JSON requires integers; enum value names
+ * (`SPAN_KIND_SERVER`) are accepted too, as the protobuf JSON mapping allows.
+ */
+export function enumField(
+  record: OtlpRecord,
+  name: string,
+  where: string,
+  names: Readonly<Record<string, number>>,
+): number {
+  const value = fieldOf(record, name);
+  if (value === undefined) return 0;
+  if (typeof value === 'number' && Number.isInteger(value)) return value;
+  if (typeof value === 'string' && Object.hasOwn(names, value)) return names[value]!;
+  throw new OtlpDecodeError(`expected an enum number, got ${describeValue(value)}`, {
+    where: join(where, name),
+  });
+}
+
+/** `where.name`, or `name` at the top level. */
+export function join(where: string, name: string): string {
+  return where === '' ? name : `${where}.${name}`;
+}
+
+/** A short description of a value for error messages. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return `${typeof value} ${value}`;
+    case 'object':
+      return 'an object';
+    default:
+      return typeof value;
+  }
+}

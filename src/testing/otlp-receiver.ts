@@ -1,0 +1,456 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { decodeLogsRequest } from './decode-logs-request.js';
+import { decodeTraceRequest } from './decode-trace-request.js';
+import { OtlpDecodeError } from './otlp-decode-error.js';
+import { contentTypeOf, otlpEncodingOf, type OtlpEncoding } from './otlp-encoding.js';
+import { otlpProtoTypes } from './otlp-proto-schema.js';
+import { decompressBody, readRequestBody } from './read-request-body.js';
+import type { ReceivedLogRecord } from './received-log-record.js';
+import type { ReceivedSpan } from './received-span.js';
+import { ReceiverWaitError } from './receiver-wait-error.js';
+
+const TRACES_PATH = '/v1/traces';
+const LOGS_PATH = '/v1/logs';
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+const DEFAULT_WAIT_MS = 10_000;
+
+/** gRPC status codes carried in the `google.rpc.Status` body of a failure answer. */
+const RPC_CODE = {
+  invalidArgument: 3,
+  notFound: 5,
+  resourceExhausted: 8,
+  unimplemented: 12,
+  internal: 13,
+  unavailable: 14,
+} as const;
+
+/** Options for {@link startOtlpReceiver}. */
+export interface OtlpReceiverOptions {
+  /**
+   * Address to listen on.
+   * @default '127.0.0.1'
+   */
+  host?: string;
+  /**
+   * Port to listen on; `0` picks a free one.
+   * @default 0
+   */
+  port?: number;
+  /**
+   * Answer this many of the next trace requests with 503, as an overloaded collector would.
+   * @default 0
+   */
+  failNext?: number;
+  /**
+   * `Retry-After` (seconds) sent with every 503. `0` lets OTLP exporters retry at once, which
+   * keeps tests fast; raise it to test back-off.
+   * @default 0
+   */
+  retryAfterSeconds?: number;
+  /**
+   * Largest accepted body, on the wire and after decompression; larger ones get 413.
+   * @default 67108864 (64 MiB)
+   */
+  maxBodyBytes?: number;
+}
+
+/** One HTTP request the receiver answered, whatever the outcome. */
+export interface ReceivedRequest {
+  method: string;
+  /** Path without the query string, e.g. `/v1/traces`. */
+  path: string;
+  /** The `Content-Type` header, `''` when absent. */
+  contentType: string;
+  /** The `Content-Encoding` header, `''` when absent. */
+  contentEncoding: string;
+  /** Request headers, names in lowercase, repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  /** Body size on the wire, before decompression. */
+  bytes: number;
+  /** HTTP status the receiver answered with. */
+  status: number;
+  /** Spans or log records the request carried; `0` unless it was accepted. */
+  itemCount: number;
+  /** Why the request was refused; `''` when it was accepted. */
+  error: string;
+}
+
+/**
+ * A real OTLP/HTTP receiver in the test process: what an OpenTelemetry Collector would be, minus
+ * the forwarding. It accepts `POST /v1/traces` and `POST /v1/logs` in protobuf or JSON, gzip or
+ * deflate compressed or not, answers as the OTLP/HTTP specification says, and keeps every span
+ * and log record it decoded, in arrival order, for assertions.
+ */
+export interface OtlpReceiver {
+  /** Base URL, e.g. `http://127.0.0.1:40123`: the value for `OTEL_EXPORTER_OTLP_ENDPOINT`. */
+  readonly url: string;
+  /** `url` + `/v1/traces`: the value for an exporter's `url` option. */
+  readonly tracesUrl: string;
+  /** `url` + `/v1/logs`. */
+  readonly logsUrl: string;
+  /** Spans received so far, in arrival order. {@link OtlpReceiver.clear} starts a new list. */
+  readonly spans: readonly ReceivedSpan[];
+  /** Log records received so far, in arrival order. */
+  readonly logs: readonly ReceivedLogRecord[];
+  /** Every request answered so far, refused ones included, in the order they were answered. */
+  readonly requests: readonly ReceivedRequest[];
+  /**
+   * Resolves with a copy of {@link OtlpReceiver.spans} once at least `count` spans arrived.
+   * Rejects with a {@link ReceiverWaitError} saying how many did after `timeoutMs` (default
+   * 10 s), or when the receiver closes.
+   */
+  waitForSpans(count: number, timeoutMs?: number): Promise<ReceivedSpan[]>;
+  /** Like {@link OtlpReceiver.waitForSpans}, for log records. */
+  waitForLogs(count: number, timeoutMs?: number): Promise<ReceivedLogRecord[]>;
+  /** Like {@link OtlpReceiver.waitForSpans}, for answered requests of any outcome. */
+  waitForRequests(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  /** While `false`, every OTLP request gets 503 with `Retry-After`, as if the collector were down. */
+  setAvailable(available: boolean): void;
+  /** Answers the next `count` trace requests with 503 (adds to any still pending). */
+  failNext(count: number): void;
+  /** Forgets received spans, log records and requests. Pending waits keep waiting. */
+  clear(): void;
+  /** Stops listening and drops open connections. Safe to call more than once. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an {@link OtlpReceiver} on `127.0.0.1` and a free port (by default) and resolves once
+ * it listens. Close it when done; `await using` is not needed, `close()` is idempotent.
+ */
+export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
+  const receiver = new HttpOtlpReceiver(resolveOptions(options));
+  await receiver.listen();
+  return receiver;
+}
+
+interface ResolvedOptions {
+  host: string;
+  port: number;
+  failNext: number;
+  retryAfterSeconds: number;
+  maxBodyBytes: number;
+}
+
+function resolveOptions(options: OtlpReceiverOptions): ResolvedOptions {
+  const resolved: ResolvedOptions = {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+    failNext: options.failNext ?? 0,
+    retryAfterSeconds: options.retryAfterSeconds ?? 0,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+  };
+  checkCount(resolved.port, 'port');
+  checkCount(resolved.failNext, 'failNext');
+  checkCount(resolved.retryAfterSeconds, 'retryAfterSeconds');
+  checkCount(resolved.maxBodyBytes, 'maxBodyBytes');
+  return resolved;
+}
+
+function checkCount(value: number, name: string): void {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new TypeError(`${name} must be a non-negative integer, got ${String(value)}`);
+  }
+}
+
+interface Waiter {
+  check(): boolean;
+  fail(reason: 'timeout' | 'closed'): void;
+}
+
+/** The answer to one request, before it is written. */
+interface Answer {
+  status: number;
+  /** Encoding of the answer body; JSON when the request's was not understood. */
+  encoding: OtlpEncoding;
+  /** `undefined` for a success, else the `google.rpc.Status` code and message. */
+  failure?: { code: number; message: string };
+  headers?: Record<string, string>;
+}
+
+class HttpOtlpReceiver implements OtlpReceiver {
+  readonly #options: ResolvedOptions;
+  readonly #server: Server;
+  #url = '';
+  #spans: ReceivedSpan[] = [];
+  #logs: ReceivedLogRecord[] = [];
+  #requests: ReceivedRequest[] = [];
+  #waiters = new Set<Waiter>();
+  #available = true;
+  #failNext: number;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: ResolvedOptions) {
+    this.#options = options;
+    this.#failNext = options.failNext;
+    this.#server = createServer((request, response) => {
+      this.#handle(request, response).catch((error: unknown) => {
+        // Only a bug in the receiver gets here; answer rather than leave the client hanging.
+        if (!response.headersSent) {
+          this.#send(response, {
+            status: 500,
+            encoding: 'json',
+            failure: { code: RPC_CODE.internal, message: String(error) },
+          });
+        }
+      });
+    });
+  }
+
+  listen(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.#options.port, this.#options.host, () => {
+        this.#server.off('error', reject);
+        const address = this.#server.address() as AddressInfo;
+        const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+        this.#url = `http://${host}:${address.port}`;
+        resolve();
+      });
+    });
+  }
+
+  get url(): string {
+    return this.#url;
+  }
+
+  get tracesUrl(): string {
+    return this.#url + TRACES_PATH;
+  }
+
+  get logsUrl(): string {
+    return this.#url + LOGS_PATH;
+  }
+
+  get spans(): readonly ReceivedSpan[] {
+    return this.#spans;
+  }
+
+  get logs(): readonly ReceivedLogRecord[] {
+    return this.#logs;
+  }
+
+  get requests(): readonly ReceivedRequest[] {
+    return this.#requests;
+  }
+
+  waitForSpans(count: number, timeoutMs = DEFAULT_WAIT_MS): Promise<ReceivedSpan[]> {
+    return this.#waitFor('spans', count, timeoutMs, () => this.#spans);
+  }
+
+  waitForLogs(count: number, timeoutMs = DEFAULT_WAIT_MS): Promise<ReceivedLogRecord[]> {
+    return this.#waitFor('log records', count, timeoutMs, () => this.#logs);
+  }
+
+  waitForRequests(count: number, timeoutMs = DEFAULT_WAIT_MS): Promise<ReceivedRequest[]> {
+    return this.#waitFor('requests', count, timeoutMs, () => this.#requests);
+  }
+
+  setAvailable(available: boolean): void {
+    this.#available = available;
+  }
+
+  failNext(count: number): void {
+    checkCount(count, 'count');
+    this.#failNext += count;
+  }
+
+  clear(): void {
+    this.#spans = [];
+    this.#logs = [];
+    this.#requests = [];
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= new Promise<void>((resolve) => {
+      for (const waiter of [...this.#waiters]) waiter.fail('closed');
+      this.#server.close(() => resolve());
+      this.#server.closeAllConnections();
+    });
+    return this.#closing;
+  }
+
+  #waitFor<T>(
+    what: string,
+    count: number,
+    timeoutMs: number,
+    items: () => readonly T[],
+  ): Promise<T[]> {
+    checkCount(count, 'count');
+    checkCount(timeoutMs, 'timeoutMs');
+    if (items().length >= count) return Promise.resolve([...items()]);
+    if (this.#closing !== undefined) {
+      return Promise.reject(this.#waitError('closed', what, count, items().length, timeoutMs));
+    }
+    return new Promise<T[]>((resolve, reject) => {
+      const finish = (): void => {
+        clearTimeout(timer);
+        this.#waiters.delete(waiter);
+      };
+      const waiter: Waiter = {
+        check: () => {
+          if (items().length < count) return false;
+          finish();
+          resolve([...items()]);
+          return true;
+        },
+        fail: (reason) => {
+          finish();
+          reject(this.#waitError(reason, what, count, items().length, timeoutMs));
+        },
+      };
+      const timer = setTimeout(() => waiter.fail('timeout'), timeoutMs);
+      timer.unref();
+      this.#waiters.add(waiter);
+    });
+  }
+
+  #waitError(
+    reason: 'timeout' | 'closed',
+    what: string,
+    expected: number,
+    received: number,
+    timeoutMs: number,
+  ): ReceiverWaitError {
+    const statuses = this.#requests.map((request) => `${request.path} ${request.status}`);
+    const answered =
+      statuses.length === 0
+        ? 'no request reached it'
+        : `it answered ${statuses.length} request(s): ${summarize(statuses)}`;
+    const arrived =
+      what === 'spans' && this.#spans.length > 0
+        ? ` (${summarize(this.#spans.map((span) => span.name))})`
+        : '';
+    const when = reason === 'timeout' ? `within ${timeoutMs} ms` : 'before the receiver was closed';
+    return new ReceiverWaitError(
+      `expected ${expected} ${what} at ${this.#url} ${when}, ${received} arrived${arrived}; ${answered}`,
+      { reason, what, expected, received },
+    );
+  }
+
+  #notify(): void {
+    for (const waiter of [...this.#waiters]) waiter.check();
+  }
+
+  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = new URL(request.url ?? '/', 'http://receiver').pathname;
+    const record: ReceivedRequest = {
+      method: request.method ?? '',
+      path,
+      contentType: request.headers['content-type'] ?? '',
+      contentEncoding: request.headers['content-encoding'] ?? '',
+      headers: headersOf(request),
+      bytes: 0,
+      status: 0,
+      itemCount: 0,
+      error: '',
+    };
+    const { bytes, body } = await readRequestBody(request, this.#options.maxBodyBytes);
+    record.bytes = bytes;
+    const answer = await this.#answer(record, body);
+    record.status = answer.status;
+    record.error = answer.failure?.message ?? '';
+    this.#requests.push(record);
+    this.#send(response, answer);
+    this.#notify();
+  }
+
+  /** Decides the answer and, for an accepted request, stores what it carried. */
+  async #answer(record: ReceivedRequest, body: Buffer | undefined): Promise<Answer> {
+    const signal =
+      record.path === TRACES_PATH ? 'traces' : record.path === LOGS_PATH ? 'logs' : undefined;
+    const encoding = otlpEncodingOf(record.contentType);
+    const failure = (status: number, code: number, message: string): Answer => ({
+      status,
+      encoding: encoding ?? 'json',
+      failure: { code, message },
+    });
+    if (signal === undefined) {
+      return failure(404, RPC_CODE.notFound, `no OTLP endpoint at ${record.path}`);
+    }
+    if (record.method !== 'POST') {
+      return {
+        ...failure(405, RPC_CODE.unimplemented, `${record.method} is not allowed, use POST`),
+        headers: { Allow: 'POST' },
+      };
+    }
+    const failing = signal === 'traces' && this.#failNext > 0;
+    if (failing) this.#failNext -= 1;
+    if (!this.#available || failing) {
+      return {
+        ...failure(503, RPC_CODE.unavailable, 'the receiver is unavailable'),
+        headers: { 'Retry-After': String(this.#options.retryAfterSeconds) },
+      };
+    }
+    if (encoding === undefined) {
+      return failure(
+        415,
+        RPC_CODE.invalidArgument,
+        `unsupported content type ${JSON.stringify(record.contentType)}: expected application/x-protobuf or application/json`,
+      );
+    }
+    if (body === undefined) {
+      return failure(
+        413,
+        RPC_CODE.resourceExhausted,
+        `body of ${record.bytes} bytes is larger than ${this.#options.maxBodyBytes} bytes`,
+      );
+    }
+    const plain = await decompressBody(body, record.contentEncoding, this.#options.maxBodyBytes);
+    if (plain.status === 'unsupported')
+      return failure(415, RPC_CODE.invalidArgument, plain.message);
+    if (plain.status === 'too-large')
+      return failure(413, RPC_CODE.resourceExhausted, plain.message);
+    if (plain.status === 'malformed') return failure(400, RPC_CODE.invalidArgument, plain.message);
+    try {
+      if (signal === 'traces') {
+        const spans = decodeTraceRequest(plain.body, record.contentType);
+        this.#spans.push(...spans);
+        record.itemCount = spans.length;
+      } else {
+        const logs = decodeLogsRequest(plain.body, record.contentType);
+        this.#logs.push(...logs);
+        record.itemCount = logs.length;
+      }
+    } catch (error) {
+      if (error instanceof OtlpDecodeError) {
+        return failure(400, RPC_CODE.invalidArgument, error.message);
+      }
+      throw error;
+    }
+    return { status: 200, encoding };
+  }
+
+  #send(response: ServerResponse, answer: Answer): void {
+    const types = otlpProtoTypes();
+    let body: Uint8Array;
+    if (answer.failure === undefined) {
+      // An empty Export*ServiceResponse: no bytes in protobuf, `{}` in JSON.
+      body = answer.encoding === 'json' ? Buffer.from('{}') : new Uint8Array(0);
+    } else if (answer.encoding === 'json') {
+      body = Buffer.from(JSON.stringify(answer.failure));
+    } else {
+      body = types.rpcStatus.encode(types.rpcStatus.create(answer.failure)).finish();
+    }
+    response.writeHead(answer.status, {
+      'Content-Type': contentTypeOf(answer.encoding),
+      'Content-Length': String(body.byteLength),
+      ...answer.headers,
+    });
+    response.end(body);
+  }
+}
+
+function headersOf(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+function summarize(items: readonly string[]): string {
+  const shown = items.slice(0, 10).join(', ');
+  return items.length > 10 ? `${shown}, … ${items.length - 10} more` : shown;
+}
