@@ -388,6 +388,65 @@ describe('startOtlpReceiver()', () => {
     });
   });
 
+  describe('logs', () => {
+    it('receives JSON and gzipped protobuf log requests on /v1/logs', async () => {
+      const jsonResponse = await fetchStatus(receiver.logsUrl, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          resourceLogs: [
+            {
+              resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc' } }] },
+              scopeLogs: [
+                {
+                  logRecords: [
+                    { severityNumber: 9, body: { stringValue: 'first' } },
+                    { severityNumber: 17, body: { stringValue: 'second' } },
+                  ],
+                },
+              ],
+            },
+          ],
+        }),
+      });
+      expect(jsonResponse.status).toBe(200);
+      expect(await jsonResponse.json()).toEqual({});
+      const logsType = otlpProtoTypes().exportLogsServiceRequest;
+      const protobufBody = logsType
+        .encode(
+          logsType.fromObject({
+            resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'zipped' } }] }] }],
+          }),
+        )
+        .finish();
+      const protobufResponse = await fetchStatus(receiver.logsUrl, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'gzip' },
+        body: gzipSync(protobufBody),
+      });
+      expect(protobufResponse.status).toBe(200);
+      expect((await protobufResponse.arrayBuffer()).byteLength).toBe(0);
+
+      const records = await receiver.waitForLogs(3);
+      expect(
+        records.map((record) => [record.body, record.severityNumber, record.encoding]),
+      ).toEqual([
+        ['first', 9, 'json'],
+        ['second', 17, 'json'],
+        ['zipped', 0, 'protobuf'],
+      ]);
+      expect(records[0]!.resource).toEqual({ 'service.name': 'svc' });
+      expect(receiver.spans).toEqual([]);
+      expect(receiver.requests.map((request) => [request.path, request.itemCount])).toEqual([
+        ['/v1/logs', 2],
+        ['/v1/logs', 1],
+      ]);
+      await expect(receiver.waitForLogs(4, 20)).rejects.toThrow(
+        /expected 4 log records .* within 20 ms, 3 arrived/,
+      );
+    });
+  });
+
   describe('failNext', () => {
     it('answers the next N trace requests 503, which the exporter retries', async () => {
       const failing = await startOtlpReceiver({ failNext: 2 });
