@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { decodeLogsRequest } from './decode-logs-request.js';
 import { decodeTraceRequest } from './decode-trace-request.js';
 import { OtlpDecodeError } from './otlp-decode-error.js';
-import { contentTypeOf, otlpEncodingOf, type OtlpEncoding } from './otlp-encoding.js';
-import { otlpProtoTypes } from './otlp-proto-schema.js';
+import { CountWaiters, type WaitFailure } from './count-waiters.js';
+import { RPC_CODE, writeOtlpAnswer, type OtlpAnswer } from './otlp-answer.js';
+import { otlpEncodingOf } from './otlp-encoding.js';
 import { decompressBody, readRequestBody } from './read-request-body.js';
 import type { ReceivedLogRecord } from './received-log-record.js';
 import type { ReceivedSpan } from './received-span.js';
@@ -15,14 +16,11 @@ const LOGS_PATH = '/v1/logs';
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 const DEFAULT_WAIT_MS = 10_000;
 
-/** gRPC status codes carried in the `google.rpc.Status` body of a failure answer. */
-const RPC_CODE = {
-  invalidArgument: 3,
-  notFound: 5,
-  resourceExhausted: 8,
-  unimplemented: 12,
-  internal: 13,
-  unavailable: 14,
+/** HTTP status and gRPC code for each way undoing `Content-Encoding` can fail. */
+const DECOMPRESSION_FAILURES = {
+  unsupported: [415, RPC_CODE.invalidArgument],
+  'too-large': [413, RPC_CODE.resourceExhausted],
+  malformed: [400, RPC_CODE.invalidArgument],
 } as const;
 
 /** Options for {@link startOtlpReceiver}. */
@@ -154,21 +152,6 @@ function checkCount(value: number, name: string): void {
   }
 }
 
-interface Waiter {
-  check(): boolean;
-  fail(reason: 'timeout' | 'closed'): void;
-}
-
-/** The answer to one request, before it is written. */
-interface Answer {
-  status: number;
-  /** Encoding of the answer body; JSON when the request's was not understood. */
-  encoding: OtlpEncoding;
-  /** `undefined` for a success, else the `google.rpc.Status` code and message. */
-  failure?: { code: number; message: string };
-  headers?: Record<string, string>;
-}
-
 class HttpOtlpReceiver implements OtlpReceiver {
   readonly #options: ResolvedOptions;
   readonly #server: Server;
@@ -176,7 +159,7 @@ class HttpOtlpReceiver implements OtlpReceiver {
   #spans: ReceivedSpan[] = [];
   #logs: ReceivedLogRecord[] = [];
   #requests: ReceivedRequest[] = [];
-  #waiters = new Set<Waiter>();
+  readonly #waiters = new CountWaiters();
   #available = true;
   #failNext: number;
   #closing: Promise<void> | undefined;
@@ -187,8 +170,8 @@ class HttpOtlpReceiver implements OtlpReceiver {
     this.#server = createServer((request, response) => {
       this.#handle(request, response).catch((error: unknown) => {
         // Only a bug in the receiver gets here; answer rather than leave the client hanging.
-        if (!response.headersSent) {
-          this.#send(response, {
+        if (!response.headersSent && !response.destroyed) {
+          writeOtlpAnswer(response, {
             status: 500,
             encoding: 'json',
             failure: { code: RPC_CODE.internal, message: String(error) },
@@ -264,7 +247,7 @@ class HttpOtlpReceiver implements OtlpReceiver {
 
   close(): Promise<void> {
     this.#closing ??= new Promise<void>((resolve) => {
-      for (const waiter of [...this.#waiters]) waiter.fail('closed');
+      this.#waiters.failAll('closed');
       this.#server.close(() => resolve());
       this.#server.closeAllConnections();
     });
@@ -279,35 +262,16 @@ class HttpOtlpReceiver implements OtlpReceiver {
   ): Promise<T[]> {
     checkCount(count, 'count');
     checkCount(timeoutMs, 'timeoutMs');
-    if (items().length >= count) return Promise.resolve([...items()]);
-    if (this.#closing !== undefined) {
-      return Promise.reject(this.#waitError('closed', what, count, items().length, timeoutMs));
+    const failure = (reason: WaitFailure): ReceiverWaitError =>
+      this.#waitError(reason, what, count, items().length, timeoutMs);
+    if (this.#closing !== undefined && items().length < count) {
+      return Promise.reject(failure('closed'));
     }
-    return new Promise<T[]>((resolve, reject) => {
-      const finish = (): void => {
-        clearTimeout(timer);
-        this.#waiters.delete(waiter);
-      };
-      const waiter: Waiter = {
-        check: () => {
-          if (items().length < count) return false;
-          finish();
-          resolve([...items()]);
-          return true;
-        },
-        fail: (reason) => {
-          finish();
-          reject(this.#waitError(reason, what, count, items().length, timeoutMs));
-        },
-      };
-      const timer = setTimeout(() => waiter.fail('timeout'), timeoutMs);
-      timer.unref();
-      this.#waiters.add(waiter);
-    });
+    return this.#waiters.wait(items, count, timeoutMs, failure);
   }
 
   #waitError(
-    reason: 'timeout' | 'closed',
+    reason: WaitFailure,
     what: string,
     expected: number,
     received: number,
@@ -329,10 +293,6 @@ class HttpOtlpReceiver implements OtlpReceiver {
     );
   }
 
-  #notify(): void {
-    for (const waiter of [...this.#waiters]) waiter.check();
-  }
-
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = new URL(request.url ?? '/', 'http://receiver').pathname;
     const record: ReceivedRequest = {
@@ -352,16 +312,16 @@ class HttpOtlpReceiver implements OtlpReceiver {
     record.status = answer.status;
     record.error = answer.failure?.message ?? '';
     this.#requests.push(record);
-    this.#send(response, answer);
-    this.#notify();
+    writeOtlpAnswer(response, answer);
+    this.#waiters.notify();
   }
 
   /** Decides the answer and, for an accepted request, stores what it carried. */
-  async #answer(record: ReceivedRequest, body: Buffer | undefined): Promise<Answer> {
+  async #answer(record: ReceivedRequest, body: Buffer | undefined): Promise<OtlpAnswer> {
     const signal =
       record.path === TRACES_PATH ? 'traces' : record.path === LOGS_PATH ? 'logs' : undefined;
     const encoding = otlpEncodingOf(record.contentType);
-    const failure = (status: number, code: number, message: string): Answer => ({
+    const failure = (status: number, code: number, message: string): OtlpAnswer => ({
       status,
       encoding: encoding ?? 'json',
       failure: { code, message },
@@ -398,19 +358,18 @@ class HttpOtlpReceiver implements OtlpReceiver {
       );
     }
     const plain = await decompressBody(body, record.contentEncoding, this.#options.maxBodyBytes);
-    if (plain.status === 'unsupported')
-      return failure(415, RPC_CODE.invalidArgument, plain.message);
-    if (plain.status === 'too-large')
-      return failure(413, RPC_CODE.resourceExhausted, plain.message);
-    if (plain.status === 'malformed') return failure(400, RPC_CODE.invalidArgument, plain.message);
+    if (plain.status !== 'success') {
+      const [status, code] = DECOMPRESSION_FAILURES[plain.status];
+      return failure(status, code, plain.message);
+    }
     try {
       if (signal === 'traces') {
         const spans = decodeTraceRequest(plain.body, record.contentType);
-        this.#spans.push(...spans);
+        for (const span of spans) this.#spans.push(span);
         record.itemCount = spans.length;
       } else {
         const logs = decodeLogsRequest(plain.body, record.contentType);
-        this.#logs.push(...logs);
+        for (const log of logs) this.#logs.push(log);
         record.itemCount = logs.length;
       }
     } catch (error) {
@@ -420,25 +379,6 @@ class HttpOtlpReceiver implements OtlpReceiver {
       throw error;
     }
     return { status: 200, encoding };
-  }
-
-  #send(response: ServerResponse, answer: Answer): void {
-    const types = otlpProtoTypes();
-    let body: Uint8Array;
-    if (answer.failure === undefined) {
-      // An empty Export*ServiceResponse: no bytes in protobuf, `{}` in JSON.
-      body = answer.encoding === 'json' ? Buffer.from('{}') : new Uint8Array(0);
-    } else if (answer.encoding === 'json') {
-      body = Buffer.from(JSON.stringify(answer.failure));
-    } else {
-      body = types.rpcStatus.encode(types.rpcStatus.create(answer.failure)).finish();
-    }
-    response.writeHead(answer.status, {
-      'Content-Type': contentTypeOf(answer.encoding),
-      'Content-Length': String(body.byteLength),
-      ...answer.headers,
-    });
-    response.end(body);
   }
 }
 

@@ -30,6 +30,10 @@ export function readRequestBody(request: IncomingMessage, maxBytes: number): Pro
       resolve({ bytes, body: bytes <= maxBytes ? Buffer.concat(chunks, bytes) : undefined });
     });
     request.once('error', reject);
+    // A client that goes away mid-body never sends 'end'; do not wait for it forever.
+    request.once('close', () => {
+      if (!request.complete) reject(new Error('the client closed the request before its end'));
+    });
   });
 }
 

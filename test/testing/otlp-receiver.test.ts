@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gzipSync } from 'node:zlib';
+import { connect } from 'node:net';
+import { deflateSync, gzipSync } from 'node:zlib';
 import {
   context,
   SpanKind,
@@ -35,6 +36,7 @@ async function exportSpans(
 ): Promise<void> {
   const config: ExporterConfig = {
     url,
+    headers: { 'x-tenant': 'tenant-1' },
     ...(setup.gzip ? { compression: 'gzip' as ExporterConfig['compression'] } : {}),
   };
   const exporter =
@@ -47,8 +49,11 @@ async function exportSpans(
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
   build(provider.getTracer('tooltrace-test-scope', '0.0.7'));
-  await provider.forceFlush();
-  await provider.shutdown();
+  try {
+    await provider.forceFlush();
+  } finally {
+    await provider.shutdown().catch(() => undefined);
+  }
 }
 
 const START: [number, number] = [1_700_000_000, 123_456_789];
@@ -207,6 +212,7 @@ describe('startOtlpReceiver()', () => {
         error: '',
       });
       expect(receiver.requests[0]!.bytes).toBeGreaterThan(0);
+      expect(receiver.requests[0]!.headers['x-tenant']).toBe('tenant-1');
     });
 
     it('counts the events and attributes the SDK dropped', async () => {
@@ -388,6 +394,43 @@ describe('startOtlpReceiver()', () => {
     });
   });
 
+  it('accepts deflate-compressed bodies', async () => {
+    const response = await fetchStatus(receiver.tracesUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'deflate' },
+      body: deflateSync(
+        JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ name: 'deflated' }] }] }] }),
+      ),
+    });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    expect(receiver.spans.map((span) => span.name)).toEqual(['deflated']);
+  });
+
+  it('keeps serving after a client hangs up in the middle of a body', async () => {
+    const { port } = new URL(receiver.url);
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(
+          'POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+            'Content-Length: 1000\r\n\r\n{"resourceSpans":',
+          () => {
+            socket.destroy();
+            resolve();
+          },
+        );
+      });
+      socket.once('error', reject);
+    });
+    const response = await fetchStatus(receiver.tracesUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+  });
+
   describe('logs', () => {
     it('receives JSON and gzipped protobuf log requests on /v1/logs', async () => {
       const jsonResponse = await fetchStatus(receiver.logsUrl, {
@@ -447,6 +490,25 @@ describe('startOtlpReceiver()', () => {
     });
   });
 
+  describe('setAvailable(false)', () => {
+    it('refuses every export attempt, as a collector that is down, and nothing is stored', async () => {
+      receiver.setAvailable(false);
+      await expect(
+        exportSpans(receiver.tracesUrl, { encoding: 'json', gzip: false }, (tracer) =>
+          tracer.startSpan('lost').end(),
+        ),
+      ).rejects.toBeTruthy(); // forceFlush reports the failed export
+      expect(receiver.spans).toEqual([]);
+      expect(receiver.requests.length).toBeGreaterThan(1);
+      expect(new Set(receiver.requests.map((request) => request.status))).toEqual(new Set([503]));
+      receiver.setAvailable(true);
+      await exportSpans(receiver.tracesUrl, { encoding: 'json', gzip: false }, (tracer) =>
+        tracer.startSpan('kept').end(),
+      );
+      expect((await receiver.waitForSpans(1)).map((span) => span.name)).toEqual(['kept']);
+    });
+  });
+
   describe('failNext', () => {
     it('answers the next N trace requests 503, which the exporter retries', async () => {
       const failing = await startOtlpReceiver({ failNext: 2 });
@@ -502,6 +564,21 @@ describe('startOtlpReceiver()', () => {
 
     it('resolves at once when enough spans are already there', async () => {
       await expect(receiver.waitForSpans(0)).resolves.toEqual([]);
+    });
+  });
+
+  describe('waitForRequests()', () => {
+    it('resolves once enough requests were answered, refused ones included', async () => {
+      const waiting = receiver.waitForRequests(2);
+      for (const path of ['/v1/traces', '/nowhere']) {
+        const response = await fetchStatus(receiver.url + path, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{}',
+        });
+        await response.arrayBuffer();
+      }
+      expect((await waiting).map((request) => request.status)).toEqual([200, 404]);
     });
   });
 

@@ -1,0 +1,47 @@
+import type { ServerResponse } from 'node:http';
+import { contentTypeOf, type OtlpEncoding } from './otlp-encoding.js';
+import { otlpProtoTypes } from './otlp-proto-schema.js';
+
+/** gRPC status codes carried in the `google.rpc.Status` body of a failure answer. */
+export const RPC_CODE = {
+  invalidArgument: 3,
+  notFound: 5,
+  resourceExhausted: 8,
+  unimplemented: 12,
+  internal: 13,
+  unavailable: 14,
+} as const;
+
+/** What an OTLP/HTTP server answers one request with, before it is written. */
+export interface OtlpAnswer {
+  status: number;
+  /** Encoding of the answer body: the request's, or JSON when that was not understood. */
+  encoding: OtlpEncoding;
+  /** `undefined` for a success, else the `google.rpc.Status` code and message. */
+  failure?: { code: number; message: string };
+  /** Extra headers, e.g. `Retry-After` or `Allow`. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * Writes `answer` as the OTLP/HTTP specification asks: a success carries an empty
+ * `Export*ServiceResponse` (no bytes in protobuf, `{}` in JSON), a failure a `google.rpc.Status`,
+ * both in the request's encoding.
+ */
+export function writeOtlpAnswer(response: ServerResponse, answer: OtlpAnswer): void {
+  let body: Uint8Array;
+  if (answer.failure === undefined) {
+    body = answer.encoding === 'json' ? Buffer.from('{}') : new Uint8Array(0);
+  } else if (answer.encoding === 'json') {
+    body = Buffer.from(JSON.stringify(answer.failure));
+  } else {
+    const { rpcStatus } = otlpProtoTypes();
+    body = rpcStatus.encode(rpcStatus.create(answer.failure)).finish();
+  }
+  response.writeHead(answer.status, {
+    'Content-Type': contentTypeOf(answer.encoding),
+    'Content-Length': String(body.byteLength),
+    ...answer.headers,
+  });
+  response.end(body);
+}
