@@ -1,0 +1,10 @@
+export { ChannelClosedError } from './channel-closed-error.js';
+export type { ChannelEnd } from './channel-closed-error.js';
+export { ChannelFullError } from './channel-full-error.js';
+export { MalformedToolEventError } from './malformed-tool-event-error.js';
+export { PluginStateError } from './plugin-state-error.js';
+export { SequenceOrderError } from './sequence-order-error.js';
+export { ToolCancelledError } from './tool-cancelled-error.js';
+export { ToolStreamError } from './tool-stream-error.js';
+export { TooltraceError } from './tooltrace-error.js';
+export { ConfigurationError } from './configuration-error.js';

@@ -1,0 +1,36 @@
+import { TooltraceError } from './tooltrace-error.js';
+
+/**
+ * A streaming tool yielded an event `bridge` cannot project: an unknown `kind`, a `progress`
+ * outside 0..1 that is not -1, or a `sequence` that is not a positive integer. `field` names the
+ * offending field and `value` holds what the tool gave; bridge reports this as `core.error` and
+ * skips the event.
+ */
+export class MalformedToolEventError extends TooltraceError {
+  /** The tool that yielded the event. */
+  readonly toolName: string;
+  /** The tool call the event belongs to. */
+  readonly callId: string;
+  /** The field that was wrong (`event` when the event is not an object at all). */
+  readonly field: string;
+  /** The value the tool gave for that field. */
+  readonly value: unknown;
+
+  constructor(toolName: string, callId: string, field: string, value: unknown, expected: string) {
+    super(
+      `tool "${toolName}" (call ${callId}) yielded a malformed event, skipped: ` +
+        `${field} must be ${expected}, got ${describe(value)}`,
+    );
+    this.toolName = toolName;
+    this.callId = callId;
+    this.field = field;
+    this.value = value;
+  }
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value === null || typeof value !== 'object') return String(value);
+  return Array.isArray(value) ? 'an array' : 'an object';
+}
