@@ -35,3 +35,25 @@ export type {
   ToolStreamPartial,
   ToolStreamProgress,
 } from './events/index.js';
+export { StreamingToolPlugin, ToolChannel, bridge, toChannelTool } from './streamtool/index.js';
+export type {
+  BridgeOptions,
+  ChannelTool,
+  RequestResponseTool,
+  StreamingToolPluginOptions,
+  ToolChannelOptions,
+  ToolEvent,
+  ToolEventKind,
+  ToolFactory,
+} from './streamtool/index.js';
+export {
+  ChannelClosedError,
+  ChannelFullError,
+  MalformedToolEventError,
+  PluginStateError,
+  SequenceOrderError,
+  ToolCancelledError,
+  ToolStreamError,
+  TooltraceError,
+} from './errors/index.js';
+export type { ChannelEnd } from './errors/index.js';

@@ -1,0 +1,10 @@
+export { bridge } from './bridge.js';
+export type { BridgeOptions } from './bridge.js';
+export type { ChannelTool } from './channel-tool.js';
+export { toChannelTool } from './request-response-tool.js';
+export type { RequestResponseTool } from './request-response-tool.js';
+export { StreamingToolPlugin } from './streaming-tool-plugin.js';
+export type { StreamingToolPluginOptions, ToolFactory } from './streaming-tool-plugin.js';
+export { ToolChannel } from './tool-channel.js';
+export type { ToolChannelOptions } from './tool-channel.js';
+export type { ToolEvent, ToolEventKind } from './tool-event.js';

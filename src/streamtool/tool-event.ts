@@ -1,0 +1,23 @@
+/**
+ * What one event of a streaming tool says: `progress` (status, maybe a fraction done),
+ * `partial` (incremental output a consumer can render), `complete` (the final output) or
+ * `error` (a terminal failure). `complete` and `error` are terminal: nothing after them counts.
+ */
+export type ToolEventKind = 'progress' | 'partial' | 'complete' | 'error';
+
+/**
+ * One event a streaming tool yields. Only `kind` is required: `bridge` numbers events whose
+ * `sequence` is unset 1, 2, 3… per call, and treats a `progress` event without `progress` as
+ * "fraction unknown" (-1).
+ */
+export interface ToolEvent {
+  kind: ToolEventKind;
+  /** Monotonic per call, from 1. Leave it unset and bridge numbers the events. */
+  sequence?: number;
+  /** Data for consumers: a progress note, a chunk of output, or the final output. */
+  payload?: unknown;
+  /** Fraction done, 0..1, or -1 when unknown. Meaningful on `progress` events. */
+  progress?: number;
+  /** Why the call failed; set on `error` events. */
+  error?: Error;
+}
