@@ -1,2 +1,36 @@
-/** Entry point `tooltrace/sidecar`: the version of the package, until its API lands. */
-export { VERSION } from '../version.js';
+export { forwardEvents } from './forward-events.js';
+export type { ForwardOptions, Forwarder, ForwarderStats } from './forward-events.js';
+export { runSidecar } from './run-sidecar.js';
+export type { Sidecar } from './run-sidecar.js';
+export type { SidecarOptions } from './sidecar-options.js';
+export { SidecarMetrics } from './sidecar-metrics.js';
+export { ReliableSpanProcessor } from './reliable-span-processor.js';
+export type {
+  ReliableSpanProcessorOptions,
+  ReliableSpanProcessorStats,
+} from './reliable-span-processor.js';
+export {
+  createTraceExporter,
+  parseHeaders,
+  parseKeyValueList,
+  resolveExportConfig,
+} from './export-config.js';
+export type { ExportConfig, ExportOverrides, OtlpProtocol } from './export-config.js';
+export { isLoopbackHost } from './http-intake.js';
+export {
+  decodeEnvelope,
+  encodeEnvelope,
+  LineSplitter,
+  REJECT_REASONS,
+  DECODE_WARNINGS,
+} from '../wire/index.js';
+export type {
+  DecodeFailure,
+  DecodeOptions,
+  DecodeResult,
+  DecodeSuccess,
+  DecodeWarning,
+  EncodeOptions,
+  LineSplitterOptions,
+  RejectReason,
+} from '../wire/index.js';

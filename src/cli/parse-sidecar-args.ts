@@ -1,0 +1,131 @@
+import { parseArgs } from 'node:util';
+import { ConfigurationError } from '../errors/index.js';
+import type { SidecarOptions } from '../sidecar/index.js';
+import { parseHeaders } from '../sidecar/index.js';
+
+/** `tooltrace sidecar --help`. */
+export const SIDECAR_USAGE = `Usage: tooltrace sidecar [sources] [options]
+
+Receives tooltrace / Nexus journal events and exports them as OpenTelemetry spans over OTLP.
+
+Sources (at least one; several at once are fine):
+  --stdin                     read NDJSON from standard input; alone, end of input exports
+                              everything (open calls included) and exits 0
+  --file PATH                 follow PATH like tail -F (rotation, truncation); repeatable
+  --checkpoint PATH           record how far --file was safely exported; resume from it
+  --listen HOST:PORT          serve POST /v1/events (NDJSON, gzip), /healthz, /readyz,
+                              /metrics; repeatable
+
+Options:
+  --token TOKEN               bearer token for --listen (default: $TOOLTRACE_TOKEN); required
+                              when listening on anything but loopback
+  --otlp-endpoint URL         OTLP/HTTP base URL (default: $OTEL_EXPORTER_OTLP_ENDPOINT,
+                              else http://localhost:4318)
+  --otlp-protocol P           http/protobuf (default) or http/json
+  --otlp-header K=V           extra export header; repeatable
+  --otlp-compression C        gzip or none
+  --service-name NAME         service.name (default: $OTEL_SERVICE_NAME, else tooltrace-sidecar)
+  --capture-content           record arguments, payloads and outputs (truncated, redacted)
+  --max-queue-spans N         spans waiting for export before intake pushes back (50000)
+  --max-line-bytes N          longest accepted line (1048576)
+  --idle-timeout DURATION     end a call with no result after this long idle (5m)
+  --shutdown-timeout DURATION how long SIGTERM/SIGINT may take to flush (10s)
+  --status-interval DURATION  status line period on stderr, 0 for none (10s)
+  -h, --help                  show this help
+
+Standard variables: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_COMPRESSION,
+OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES.
+`;
+
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)?$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000 } as const;
+
+/** A duration flag: `500`, `500ms`, `10s` or `2m`; a bare number is milliseconds. */
+function duration(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const match = DURATION.exec(text.trim());
+  if (match === null) {
+    throw new ConfigurationError(
+      `--${flag} must be a duration such as 500ms, 10s or 2m, got '${text}'`,
+      { setting: `--${flag}` },
+    );
+  }
+  return Math.round(Number(match[1]) * UNIT_MS[(match[2] ?? 'ms') as keyof typeof UNIT_MS]);
+}
+
+/** The result of parsing `tooltrace sidecar` arguments. */
+export type SidecarArgs = { help: true } | { help: false; options: SidecarOptions };
+
+/**
+ * Parses `tooltrace sidecar` arguments into {@link SidecarOptions}. Unknown flags and bad values
+ * throw a {@link ConfigurationError} naming the flag.
+ */
+export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        stdin: { type: 'boolean' },
+        file: { type: 'string', multiple: true },
+        checkpoint: { type: 'string' },
+        listen: { type: 'string', multiple: true },
+        token: { type: 'string' },
+        'otlp-endpoint': { type: 'string' },
+        'otlp-protocol': { type: 'string' },
+        'otlp-header': { type: 'string', multiple: true },
+        'otlp-compression': { type: 'string' },
+        'service-name': { type: 'string' },
+        'capture-content': { type: 'boolean' },
+        'max-queue-spans': { type: 'string' },
+        'max-line-bytes': { type: 'string' },
+        'idle-timeout': { type: 'string' },
+        'shutdown-timeout': { type: 'string' },
+        'status-interval': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new ConfigurationError((error as Error).message, { setting: 'arguments', cause: error });
+  }
+  if (values.help === true) return { help: true };
+
+  const options: SidecarOptions = {};
+  if (values.stdin === true) options.stdin = true;
+  if (values.file !== undefined) options.files = values.file;
+  if (values.checkpoint !== undefined) options.checkpoint = values.checkpoint;
+  if (values.listen !== undefined) options.listen = values.listen;
+  if (values.token !== undefined) options.token = values.token;
+  if (values['otlp-endpoint'] !== undefined) options.otlpEndpoint = values['otlp-endpoint'];
+  if (values['otlp-protocol'] !== undefined) options.otlpProtocol = values['otlp-protocol'];
+  if (values['otlp-compression'] !== undefined) {
+    options.otlpCompression = values['otlp-compression'];
+  }
+  if (values['otlp-header'] !== undefined) {
+    options.otlpHeaders = parseHeaders(values['otlp-header'].join(','), '--otlp-header');
+  }
+  if (values['service-name'] !== undefined) options.serviceName = values['service-name'];
+  if (values['capture-content'] === true) options.captureContent = true;
+  const integer = (flag: string, text: string | undefined, minimum: number): number | undefined => {
+    if (text === undefined) return undefined;
+    const value = Number(text);
+    if (!Number.isSafeInteger(value) || value < minimum) {
+      throw new ConfigurationError(`--${flag} must be an integer >= ${minimum}, got '${text}'`, {
+        setting: `--${flag}`,
+      });
+    }
+    return value;
+  };
+  const assign = <K extends keyof SidecarOptions>(key: K, value: SidecarOptions[K] | undefined) => {
+    if (value !== undefined) options[key] = value;
+  };
+  assign('maxQueueSpans', integer('max-queue-spans', values['max-queue-spans'], 1));
+  assign('maxLineBytes', integer('max-line-bytes', values['max-line-bytes'], 64));
+  assign('idleTimeoutMs', duration('idle-timeout', values['idle-timeout']));
+  assign('shutdownTimeoutMs', duration('shutdown-timeout', values['shutdown-timeout']));
+  assign('statusIntervalMs', duration('status-interval', values['status-interval']));
+  return { help: false, options };
+}

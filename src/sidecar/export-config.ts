@@ -1,0 +1,177 @@
+import { OTLPTraceExporter as OtlpJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OtlpProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { ConfigurationError } from '../errors/index.js';
+
+/** OTLP transports the sidecar speaks. gRPC is not among them: use the Collector's HTTP port. */
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+
+/** Where and how spans are exported; flags set these, the standard variables fill the rest. */
+export interface ExportConfig {
+  /** Full traces URL, for example `http://otel-collector:4318/v1/traces`. */
+  tracesUrl: string;
+  protocol: OtlpProtocol;
+  headers: Record<string, string>;
+  compression: 'gzip' | 'none';
+  timeoutMs: number;
+}
+
+/** Overrides from the command line; anything left out comes from the environment. */
+export interface ExportOverrides {
+  /** Base endpoint; `/v1/traces` is appended, as for `OTEL_EXPORTER_OTLP_ENDPOINT`. */
+  endpoint?: string;
+  protocol?: string;
+  headers?: Record<string, string>;
+  compression?: string;
+  timeoutMs?: number;
+}
+
+const DEFAULT_ENDPOINT = 'http://localhost:4318';
+
+/**
+ * Resolves the export configuration once, with OpenTelemetry's precedence: flags, then the
+ * traces-specific variable (`OTEL_EXPORTER_OTLP_TRACES_*`), then the generic one
+ * (`OTEL_EXPORTER_OTLP_*`), then the spec's defaults. We resolve it ourselves rather than
+ * through `@opentelemetry/sdk-node` because the sidecar brings its own span processor, and
+ * sdk-node skips the exporter variables when span processors are passed in.
+ */
+export function resolveExportConfig(
+  overrides: ExportOverrides = {},
+  env: NodeJS.ProcessEnv = process.env,
+): ExportConfig {
+  const pick = (name: string): string | undefined => {
+    const value = env[`OTEL_EXPORTER_OTLP_TRACES_${name}`] ?? env[`OTEL_EXPORTER_OTLP_${name}`];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+
+  let tracesUrl: string;
+  if (overrides.endpoint !== undefined) {
+    tracesUrl = appendTracesPath(overrides.endpoint, '--otlp-endpoint');
+  } else if (nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) !== undefined) {
+    tracesUrl = checkUrl(
+      env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT!.trim(),
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    );
+  } else {
+    tracesUrl = appendTracesPath(
+      nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT) ?? DEFAULT_ENDPOINT,
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+    );
+  }
+
+  const protocolText = overrides.protocol ?? pick('PROTOCOL') ?? 'http/protobuf';
+  if (protocolText !== 'http/protobuf' && protocolText !== 'http/json') {
+    throw new ConfigurationError(
+      `OTLP protocol '${protocolText}' is not supported: use http/protobuf or http/json` +
+        (protocolText === 'grpc' ? " (point the sidecar at the Collector's HTTP port 4318)" : ''),
+      { setting: 'OTEL_EXPORTER_OTLP_PROTOCOL' },
+    );
+  }
+
+  const compressionText = overrides.compression ?? pick('COMPRESSION') ?? 'none';
+  if (compressionText !== 'gzip' && compressionText !== 'none') {
+    throw new ConfigurationError(
+      `OTLP compression '${compressionText}' is not supported: use gzip or none`,
+      { setting: 'OTEL_EXPORTER_OTLP_COMPRESSION' },
+    );
+  }
+
+  const timeoutText = pick('TIMEOUT');
+  const timeoutMs =
+    overrides.timeoutMs ?? (timeoutText === undefined ? 10_000 : Number(timeoutText));
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new ConfigurationError(`OTLP timeout must be a positive number of milliseconds`, {
+      setting: 'OTEL_EXPORTER_OTLP_TIMEOUT',
+    });
+  }
+
+  const headers = {
+    ...parseHeaders(env.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS'),
+    ...parseHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
+    ...overrides.headers,
+  };
+
+  return { tracesUrl, protocol: protocolText, headers, compression: compressionText, timeoutMs };
+}
+
+/** Builds the stock OTLP/HTTP exporter for `config`. */
+export function createTraceExporter(config: ExportConfig): SpanExporter {
+  const options = {
+    url: config.tracesUrl,
+    headers: config.headers,
+    compression:
+      config.compression === 'gzip' ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE,
+    timeoutMillis: config.timeoutMs,
+  };
+  return config.protocol === 'http/json'
+    ? new OtlpJsonTraceExporter(options)
+    : new OtlpProtoTraceExporter(options);
+}
+
+/**
+ * Parses the W3C-baggage-like list `key=value,key2=value2` the OTLP variables use, with
+ * percent-decoding. A malformed entry is a configuration error naming the variable.
+ */
+export function parseHeaders(text: string | undefined, setting: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parseKeyValueList(text, setting))) {
+    headers[key.toLowerCase()] = value;
+  }
+  return headers;
+}
+
+/**
+ * Parses `key=value,key2=value2` with percent-decoding, as `OTEL_RESOURCE_ATTRIBUTES` and the
+ * OTLP header variables are written. A malformed entry is a configuration error naming `setting`.
+ */
+export function parseKeyValueList(
+  text: string | undefined,
+  setting: string,
+): Record<string, string> {
+  const entries: Record<string, string> = Object.create(null) as Record<string, string>;
+  if (text === undefined || text.trim() === '') return entries;
+  for (const entry of text.split(',')) {
+    if (entry.trim() === '') continue;
+    const equals = entry.indexOf('=');
+    if (equals <= 0) {
+      throw new ConfigurationError(`${setting}: entry '${entry.trim()}' is not key=value`, {
+        setting,
+      });
+    }
+    try {
+      const key = decodeURIComponent(entry.slice(0, equals).trim());
+      entries[key] = decodeURIComponent(entry.slice(equals + 1).trim());
+    } catch (error) {
+      throw new ConfigurationError(`${setting}: entry '${entry.trim()}' is badly percent-encoded`, {
+        setting,
+        cause: error,
+      });
+    }
+  }
+  return entries;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function checkUrl(text: string, setting: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch (error) {
+    throw new ConfigurationError(`${setting}: '${text}' is not a URL`, { setting, cause: error });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigurationError(`${setting}: '${text}' must be an http:// or https:// URL`, {
+      setting,
+    });
+  }
+  return url.toString();
+}
+
+function appendTracesPath(base: string, setting: string): string {
+  const url = checkUrl(base, setting);
+  return `${url.replace(/\/+$/, '')}/v1/traces`;
+}

@@ -1,0 +1,259 @@
+import { diag } from '@opentelemetry/api';
+import { open, type FileHandle } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
+import type { BusEvent, EventBus } from '../bus/index.js';
+import { encodeEnvelope } from '../wire/index.js';
+
+const gzip = promisify(gzipCallback);
+
+/** Where and how {@link forwardEvents} sends events. Give `url` or `file`. */
+export interface ForwardOptions {
+  /** Base URL of a sidecar's `--listen` address; events go to `${url}/v1/events`. */
+  url?: string;
+  /** A journal file to append NDJSON lines to (the sidecar's `--file` can tail it). */
+  file?: string;
+  /**
+   * Bearer token for the sidecar.
+   * @default process.env.TOOLTRACE_TOKEN
+   */
+  token?: string;
+  /**
+   * Events per request or write.
+   * @default 512
+   */
+  batchSize?: number;
+  /**
+   * How long an event may wait for its batch to fill.
+   * @default 100
+   */
+  flushIntervalMs?: number;
+  /**
+   * Events held at most (queued and in flight). Past it new events are dropped and counted:
+   * the agent never waits for the sidecar.
+   * @default 20000
+   */
+  maxQueueSize?: number;
+  /**
+   * Compress request bodies with gzip.
+   * @default false
+   */
+  compress?: boolean;
+  /** First retry delay after a failed send, doubled per failure up to `maxBackoffMs`. @default 250 */
+  initialBackoffMs?: number;
+  /** @default 5000 */
+  maxBackoffMs?: number;
+  /** Which events to forward. @default every event */
+  filter?: (event: BusEvent) => boolean;
+}
+
+/** Counters of a {@link Forwarder}. */
+export interface ForwarderStats {
+  /** Events the sidecar or the file took. */
+  sent: number;
+  /** Events dropped because the queue was full. */
+  dropped: number;
+  /** Events the sidecar refused for good (a 4xx other than 429), by status. */
+  refused: number;
+  /** Send attempts that failed and were retried. */
+  retries: number;
+  /** Events waiting or in flight. */
+  queued: number;
+}
+
+/** The handle {@link forwardEvents} returns. */
+export interface Forwarder {
+  /** Resolves once every event forwarded so far was sent, or `false` after `timeoutMs`. */
+  flush(timeoutMs?: number): Promise<boolean>;
+  /** Stops forwarding, sends what is queued (within `timeoutMs`) and releases the file. */
+  close(timeoutMs?: number): Promise<boolean>;
+  stats(): ForwarderStats;
+}
+
+/**
+ * The agent side of sidecar mode: a bus subscriber that batches every event as an NDJSON
+ * envelope and sends it to a sidecar over HTTP or appends it to a journal file. It never blocks
+ * or throws into the bus: the handler only encodes and queues; sending happens on a timer; a full
+ * queue drops and counts; failed sends are retried with exponential backoff (honouring
+ * `Retry-After`).
+ */
+export function forwardEvents(bus: EventBus, options: ForwardOptions): Forwarder {
+  if ((options.url === undefined) === (options.file === undefined)) {
+    throw new TypeError('forwardEvents needs exactly one of options.url or options.file');
+  }
+  return new EventForwarder(bus, options);
+}
+
+class EventForwarder implements Forwarder {
+  readonly #unsubscribe: () => void;
+  readonly #endpoint: string | undefined;
+  readonly #file: string | undefined;
+  readonly #token: string | undefined;
+  readonly #batchSize: number;
+  readonly #flushIntervalMs: number;
+  readonly #maxQueueSize: number;
+  readonly #compress: boolean;
+  readonly #initialBackoffMs: number;
+  readonly #maxBackoffMs: number;
+  #queue: string[] = [];
+  #inFlight = 0;
+  #sending = false;
+  #timer: NodeJS.Timeout | undefined;
+  #backoffMs: number;
+  #handle: Promise<FileHandle> | undefined;
+  #waiters: (() => void)[] = [];
+  #closed: Promise<boolean> | undefined;
+  #reportedDrop = false;
+  readonly #stats = { sent: 0, dropped: 0, refused: 0, retries: 0 };
+
+  constructor(bus: EventBus, options: ForwardOptions) {
+    this.#endpoint =
+      options.url === undefined ? undefined : `${options.url.replace(/\/+$/, '')}/v1/events`;
+    this.#file = options.file;
+    this.#token = options.token ?? process.env.TOOLTRACE_TOKEN;
+    this.#batchSize = options.batchSize ?? 512;
+    this.#flushIntervalMs = options.flushIntervalMs ?? 100;
+    this.#maxQueueSize = options.maxQueueSize ?? 20_000;
+    this.#compress = options.compress ?? false;
+    this.#initialBackoffMs = options.initialBackoffMs ?? 250;
+    this.#maxBackoffMs = options.maxBackoffMs ?? 5_000;
+    this.#backoffMs = this.#initialBackoffMs;
+    const filter = options.filter;
+    // Last in line: the forwarder should see an event after the agent's own handlers ran.
+    this.#unsubscribe = bus.subscribeAll(
+      (event) => {
+        if (filter !== undefined && !filter(event)) return;
+        this.#enqueue(event);
+      },
+      { priority: Number.MAX_SAFE_INTEGER, source: 'tooltrace.forwarder' },
+    );
+  }
+
+  stats(): ForwarderStats {
+    return { ...this.#stats, queued: this.#queue.length + this.#inFlight };
+  }
+
+  flush(timeoutMs = 30_000): Promise<boolean> {
+    if (this.#queue.length === 0 && this.#inFlight === 0) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((waiter) => waiter !== done);
+        resolve(false);
+      }, timeoutMs);
+      timer.unref();
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.#waiters.push(done);
+      this.#send();
+    });
+  }
+
+  close(timeoutMs = 30_000): Promise<boolean> {
+    this.#closed ??= (async () => {
+      this.#unsubscribe();
+      const flushed = await this.flush(timeoutMs);
+      if (this.#timer !== undefined) clearTimeout(this.#timer);
+      const handle = this.#handle;
+      this.#handle = undefined;
+      if (handle !== undefined) await (await handle).close();
+      return flushed;
+    })();
+    return this.#closed;
+  }
+
+  #enqueue(event: BusEvent): void {
+    if (this.#queue.length + this.#inFlight >= this.#maxQueueSize) {
+      this.#stats.dropped += 1;
+      if (!this.#reportedDrop) {
+        this.#reportedDrop = true;
+        diag.warn(
+          `tooltrace: forwarder queue full (${this.#maxQueueSize} events); dropping events, see stats().dropped`,
+        );
+      }
+      return;
+    }
+    this.#queue.push(encodeEnvelope(event));
+    if (this.#queue.length >= this.#batchSize) this.#send();
+    else this.#schedule(this.#flushIntervalMs);
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#send();
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  #send(): void {
+    if (this.#sending || this.#queue.length === 0) return;
+    this.#sending = true;
+    const batch = this.#queue.splice(0, this.#batchSize);
+    this.#inFlight = batch.length;
+    const body = `${batch.join('\n')}\n`;
+    void this.#deliver(body).then((outcome) => {
+      this.#sending = false;
+      this.#inFlight = 0;
+      if (outcome.kind === 'retryable') {
+        this.#stats.retries += 1;
+        this.#queue = batch.concat(this.#queue);
+        const delay = outcome.retryAfterMs ?? this.#backoffMs;
+        this.#backoffMs = Math.min(this.#backoffMs * 2, this.#maxBackoffMs);
+        this.#schedule(delay);
+        return;
+      }
+      this.#backoffMs = this.#initialBackoffMs;
+      if (outcome.kind === 'success') this.#stats.sent += batch.length;
+      else {
+        this.#stats.refused += batch.length;
+        diag.error(`tooltrace: the sidecar refused ${batch.length} events: ${outcome.message}`);
+      }
+      if (this.#queue.length > 0) this.#send();
+      else {
+        const waiters = this.#waiters;
+        this.#waiters = [];
+        for (const waiter of waiters) waiter();
+      }
+    });
+  }
+
+  async #deliver(body: string): Promise<SendOutcome> {
+    try {
+      if (this.#file !== undefined) {
+        this.#handle ??= open(this.#file, 'a');
+        await (await this.#handle).appendFile(body);
+        return { kind: 'success' };
+      }
+      const headers: Record<string, string> = { 'content-type': 'application/x-ndjson' };
+      if (this.#token !== undefined) headers.authorization = `Bearer ${this.#token}`;
+      let payload: string | Buffer = body;
+      if (this.#compress) {
+        payload = await gzip(body);
+        headers['content-encoding'] = 'gzip';
+      }
+      const response = await fetch(this.#endpoint!, { method: 'POST', headers, body: payload });
+      await response.arrayBuffer().catch(() => undefined);
+      if (response.ok) return { kind: 'success' };
+      if (response.status === 429 || response.status >= 500) {
+        const retryAfter = Number(response.headers.get('retry-after'));
+        return {
+          kind: 'retryable',
+          retryAfterMs:
+            Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined,
+        };
+      }
+      return { kind: 'refused', message: `HTTP ${response.status}` };
+    } catch (error) {
+      if (this.#file !== undefined) this.#handle = undefined;
+      return { kind: 'retryable', retryAfterMs: undefined, error };
+    }
+  }
+}
+
+type SendOutcome =
+  | { kind: 'success' }
+  | { kind: 'retryable'; retryAfterMs: number | undefined; error?: unknown }
+  | { kind: 'refused'; message: string };

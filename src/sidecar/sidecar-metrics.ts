@@ -1,0 +1,117 @@
+/** Upper bounds, in seconds, of the export latency histogram buckets. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Values read at scrape time rather than counted. */
+export interface SidecarGauges {
+  openSpans: () => number;
+  queueDepth: () => number;
+  pinnedCalls: () => number;
+}
+
+/**
+ * The sidecar's counters, rendered as Prometheus text for `GET /metrics`. Every rejected line
+ * is counted by reason, so a bad producer shows up in a dashboard rather than in silence.
+ */
+export class SidecarMetrics {
+  readonly #received = new Map<string, number>();
+  readonly #rejected = new Map<string, number>();
+  #spansExported = 0;
+  #exportFailures = 0;
+  #spansInFailedExports = 0;
+  readonly #latencyBuckets = new Array<number>(LATENCY_BUCKETS.length).fill(0);
+  #latencyCount = 0;
+  #latencySum = 0;
+  #gauges: SidecarGauges | undefined;
+
+  /** Connects the gauges read at scrape time. */
+  setGauges(gauges: SidecarGauges): void {
+    this.#gauges = gauges;
+  }
+
+  /** Counts one line accepted from `source` (`stdin`, `file`, `http`). */
+  received(source: string, count = 1): void {
+    this.#received.set(source, (this.#received.get(source) ?? 0) + count);
+  }
+
+  /** Counts one line rejected for `reason`. */
+  rejected(reason: string, count = 1): void {
+    this.#rejected.set(reason, (this.#rejected.get(reason) ?? 0) + count);
+  }
+
+  /** Counts spans the exporter accepted, with how long the request took. */
+  exported(spans: number, latencyMs: number): void {
+    this.#spansExported += spans;
+    const seconds = latencyMs / 1000;
+    this.#latencyCount += 1;
+    this.#latencySum += seconds;
+    for (let index = 0; index < LATENCY_BUCKETS.length; index += 1) {
+      if (seconds <= LATENCY_BUCKETS[index]!) this.#latencyBuckets[index]! += 1;
+    }
+  }
+
+  /** Counts one failed export attempt of `spans` spans (they are retried). */
+  exportFailed(spans: number): void {
+    this.#exportFailures += 1;
+    this.#spansInFailedExports += spans;
+  }
+
+  /** Totals, for logs and tests. */
+  snapshot(): {
+    received: number;
+    rejected: Record<string, number>;
+    spansExported: number;
+    exportFailures: number;
+  } {
+    let received = 0;
+    for (const count of this.#received.values()) received += count;
+    return {
+      received,
+      rejected: Object.fromEntries(this.#rejected),
+      spansExported: this.#spansExported,
+      exportFailures: this.#exportFailures,
+    };
+  }
+
+  /** The metrics in the Prometheus text exposition format. */
+  render(): string {
+    const lines: string[] = [];
+    const family = (name: string, type: string, help: string): void => {
+      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    };
+    family('tooltrace_events_received_total', 'counter', 'Event lines accepted, by source.');
+    for (const [source, count] of this.#received) {
+      lines.push(`tooltrace_events_received_total{source="${label(source)}"} ${count}`);
+    }
+    family('tooltrace_events_rejected_total', 'counter', 'Event lines rejected, by reason.');
+    for (const [reason, count] of this.#rejected) {
+      lines.push(`tooltrace_events_rejected_total{reason="${label(reason)}"} ${count}`);
+    }
+    family('tooltrace_spans_exported_total', 'counter', 'Spans the OTLP endpoint accepted.');
+    lines.push(`tooltrace_spans_exported_total ${this.#spansExported}`);
+    family('tooltrace_span_exports_failed_total', 'counter', 'Failed export attempts (retried).');
+    lines.push(`tooltrace_span_exports_failed_total ${this.#exportFailures}`);
+    family('tooltrace_spans_export_retried_total', 'counter', 'Spans in failed attempts.');
+    lines.push(`tooltrace_spans_export_retried_total ${this.#spansInFailedExports}`);
+    const gauges = this.#gauges;
+    family('tooltrace_open_spans', 'gauge', 'Tool calls started and not yet ended.');
+    lines.push(`tooltrace_open_spans ${gauges?.openSpans() ?? 0}`);
+    family('tooltrace_export_queue_depth', 'gauge', 'Ended spans waiting for export.');
+    lines.push(`tooltrace_export_queue_depth ${gauges?.queueDepth() ?? 0}`);
+    family('tooltrace_checkpoint_pinned_calls', 'gauge', 'Calls holding the checkpoint back.');
+    lines.push(`tooltrace_checkpoint_pinned_calls ${gauges?.pinnedCalls() ?? 0}`);
+    family('tooltrace_export_duration_seconds', 'histogram', 'OTLP export request latency.');
+    LATENCY_BUCKETS.forEach((bound, index) => {
+      lines.push(
+        `tooltrace_export_duration_seconds_bucket{le="${bound}"} ${this.#latencyBuckets[index]}`,
+      );
+    });
+    lines.push(`tooltrace_export_duration_seconds_bucket{le="+Inf"} ${this.#latencyCount}`);
+    lines.push(`tooltrace_export_duration_seconds_sum ${this.#latencySum}`);
+    lines.push(`tooltrace_export_duration_seconds_count ${this.#latencyCount}`);
+    return `${lines.join('\n')}\n`;
+  }
+}
+
+function label(value: string): string {
+  return value.replace(/[\\"\n]/g, (character) => (character === '\n' ? '\\n' : `\\${character}`));
+}

@@ -1,0 +1,69 @@
+import type { Readable } from 'node:stream';
+
+/** Options for {@link runSidecar}; the `tooltrace sidecar` flags map onto these one to one. */
+export interface SidecarOptions {
+  /** Read NDJSON envelopes from standard input. Alone, end of input exports all and exits 0. */
+  stdin?: boolean;
+  /** Journal files to follow like `tail -F`. */
+  files?: string[];
+  /** Where to record how far the (single) `--file` was safely read, to resume after a restart. */
+  checkpoint?: string;
+  /** `HOST:PORT` addresses serving `POST /v1/events`, `/healthz`, `/readyz`, `/metrics`. */
+  listen?: string[];
+  /**
+   * Bearer token for `POST /v1/events`; required when listening on anything but loopback.
+   * @default process.env.TOOLTRACE_TOKEN
+   */
+  token?: string;
+  /** OTLP base endpoint; overrides `OTEL_EXPORTER_OTLP_ENDPOINT`. */
+  otlpEndpoint?: string;
+  /** `http/protobuf` or `http/json`; overrides `OTEL_EXPORTER_OTLP_PROTOCOL`. */
+  otlpProtocol?: string;
+  /** Extra export headers; merged over `OTEL_EXPORTER_OTLP_HEADERS`. */
+  otlpHeaders?: Record<string, string>;
+  /** `gzip` or `none`; overrides `OTEL_EXPORTER_OTLP_COMPRESSION`. */
+  otlpCompression?: string;
+  /** `service.name` of the exported resource; overrides `OTEL_SERVICE_NAME`. @default 'tooltrace-sidecar' */
+  serviceName?: string;
+  /**
+   * How long shutdown may take to flush what is left.
+   * @default 10000
+   */
+  shutdownTimeoutMs?: number;
+  /**
+   * Memory budget: ended spans waiting for export before intake pushes back (HTTP 429, file
+   * reading and stdin pause). About 2–4 KB each.
+   * @default 50000
+   */
+  maxQueueSpans?: number;
+  /**
+   * Largest accepted line, in bytes; longer lines are rejected and counted.
+   * @default 1048576
+   */
+  maxLineBytes?: number;
+  /**
+   * Largest `POST /v1/events` body, in bytes.
+   * @default 16777216
+   */
+  maxBodyBytes?: number;
+  /** Record arguments, payloads and outputs (truncated, redacted). @default false */
+  captureContent?: boolean;
+  /** End a call with no result after this long without activity. @default 300000 */
+  idleTimeoutMs?: number;
+  /**
+   * How often the checkpoint file is written.
+   * @default 1000
+   */
+  checkpointIntervalMs?: number;
+  /**
+   * Print a status line this often while working (and one at the end); `0` turns it off.
+   * @default 10000
+   */
+  statusIntervalMs?: number;
+  /** The environment to read `OTEL_*` and `TOOLTRACE_*` variables from. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Standard input to read with `stdin`. @default process.stdin */
+  input?: Readable;
+  /** Where log lines go. @default a line on standard error */
+  log?: (line: string) => void;
+}
