@@ -1,0 +1,95 @@
+/**
+ * Every attribute, event and value name tooltrace writes on spans, in one place. The `gen_ai.*`,
+ * `error.type` and `exception.*` names are copied from the OpenTelemetry semantic conventions
+ * (GenAI tool execution, status Development) instead of imported from the package's unstable
+ * `incubating` entry point; the bus's own ids live under the single `tooltrace.` prefix.
+ */
+
+/** `gen_ai.operation.name`: always {@link EXECUTE_TOOL} on a tool span. */
+export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
+/** `gen_ai.tool.name`: the tool's name. */
+export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
+/** `gen_ai.tool.call.id`: the tool call id (`tc_1`). */
+export const ATTR_GEN_AI_TOOL_CALL_ID = 'gen_ai.tool.call.id';
+/** `gen_ai.tool.type`: always {@link TOOL_TYPE_FUNCTION} for bus tools. */
+export const ATTR_GEN_AI_TOOL_TYPE = 'gen_ai.tool.type';
+/** `gen_ai.tool.call.arguments`: the call's arguments as JSON; only with content capture. */
+export const ATTR_GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments';
+/** `gen_ai.tool.call.result`: the call's output; only with content capture. */
+export const ATTR_GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result';
+/** `gen_ai.conversation.id`: the bus session id. */
+export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
+/** `gen_ai.agent.id`: the bus agent id. */
+export const ATTR_GEN_AI_AGENT_ID = 'gen_ai.agent.id';
+/** `error.type`: what kind of failure ended the call. */
+export const ATTR_ERROR_TYPE = 'error.type';
+/** `exception.type` on the {@link EVENT_EXCEPTION} span event. */
+export const ATTR_EXCEPTION_TYPE = 'exception.type';
+/** `exception.message` on the {@link EVENT_EXCEPTION} span event. */
+export const ATTR_EXCEPTION_MESSAGE = 'exception.message';
+
+/** Value of `gen_ai.operation.name` and the first word of every span name. */
+export const EXECUTE_TOOL = 'execute_tool';
+/** Value of `gen_ai.tool.type`: a bus tool is a function executed by the agent's side. */
+export const TOOL_TYPE_FUNCTION = 'function';
+/** Span event name of a failed call, per the OpenTelemetry exception conventions. */
+export const EVENT_EXCEPTION = 'exception';
+
+/** `error.type` of a call that was cancelled (its `tool.result` carries `cancelled: true`). */
+export const ERROR_TYPE_CANCELLED = 'cancelled';
+/** `error.type` of a call whose result reports an error without naming its kind. */
+export const ERROR_TYPE_TOOL_ERROR = 'tool_error';
+/** `error.type` of a call ended because it went quiet for `idleTimeoutMs`. */
+export const ERROR_TYPE_ABANDONED = 'abandoned';
+
+/** `tooltrace.event.id`: id of the `tool.invoke` event that started the span. */
+export const ATTR_EVENT_ID = 'tooltrace.event.id';
+/** `tooltrace.event.parent_id`: causal parent of the `tool.invoke` event. */
+export const ATTR_EVENT_PARENT_ID = 'tooltrace.event.parent_id';
+/** `tooltrace.event.sequence`: bus sequence of the `tool.invoke` event. */
+export const ATTR_EVENT_SEQUENCE = 'tooltrace.event.sequence';
+/** `tooltrace.event.source`: the component that emitted the `tool.invoke` event. */
+export const ATTR_EVENT_SOURCE = 'tooltrace.event.source';
+/** `tooltrace.result.event.id`: id of the `tool.result` event that ended the span. */
+export const ATTR_RESULT_EVENT_ID = 'tooltrace.result.event.id';
+/** `tooltrace.turn.id`: the agent turn the call belongs to. */
+export const ATTR_TURN_ID = 'tooltrace.turn.id';
+/** `tooltrace.depth`: causation depth (0 for the top-level agent, 1 for a sub-agent, …). */
+export const ATTR_DEPTH = 'tooltrace.depth';
+/** `tooltrace.tool.parent_call.id`: the tool call that started this one, when reported. */
+export const ATTR_PARENT_CALL_ID = 'tooltrace.tool.parent_call.id';
+/** `tooltrace.tool.cancelled`: `true` on a cancelled call. */
+export const ATTR_TOOL_CANCELLED = 'tooltrace.tool.cancelled';
+/** `tooltrace.end_reason`: why the span ended, one of {@link EndReason}. */
+export const ATTR_END_REASON = 'tooltrace.end_reason';
+/** `tooltrace.invoke.missing`: `true` when no `tool.invoke` was ever seen for the call. */
+export const ATTR_INVOKE_MISSING = 'tooltrace.invoke.missing';
+/** `tooltrace.invoke.late`: `true` when the `tool.invoke` arrived after its span was started. */
+export const ATTR_INVOKE_LATE = 'tooltrace.invoke.late';
+
+/** `tooltrace.stream.partial.count`: partial events the call published. */
+export const ATTR_STREAM_PARTIAL_COUNT = 'tooltrace.stream.partial.count';
+/** `tooltrace.stream.progress.count`: progress events the call published. */
+export const ATTR_STREAM_PROGRESS_COUNT = 'tooltrace.stream.progress.count';
+/** `tooltrace.stream.partial.bytes`: total size of the partial payloads (see `payloadBytes`). */
+export const ATTR_STREAM_PARTIAL_BYTES = 'tooltrace.stream.partial.bytes';
+/** `tooltrace.stream.time_to_first_partial_ms`: invoke to first partial, in milliseconds. */
+export const ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS = 'tooltrace.stream.time_to_first_partial_ms';
+/** `tooltrace.stream.last_progress`: the last known progress, 0..1. */
+export const ATTR_STREAM_LAST_PROGRESS = 'tooltrace.stream.last_progress';
+/** `tooltrace.stream.events.recorded`: stream events kept as span events. */
+export const ATTR_STREAM_EVENTS_RECORDED = 'tooltrace.stream.events.recorded';
+/** `tooltrace.stream.events.coalesced`: stream events only counted in this summary. */
+export const ATTR_STREAM_EVENTS_COALESCED = 'tooltrace.stream.events.coalesced';
+
+/** `tooltrace.stream.sequence` on a stream span event. */
+export const ATTR_STREAM_SEQUENCE = 'tooltrace.stream.sequence';
+/** `tooltrace.stream.progress` on a progress span event, when the tool knows it (>= 0). */
+export const ATTR_STREAM_PROGRESS = 'tooltrace.stream.progress';
+/** `tooltrace.stream.payload.bytes` on a partial span event. */
+export const ATTR_STREAM_PAYLOAD_BYTES = 'tooltrace.stream.payload.bytes';
+/** `tooltrace.stream.payload` on a stream span event; only with content capture. */
+export const ATTR_STREAM_PAYLOAD = 'tooltrace.stream.payload';
+
+/** Why a tool span ended: its result, idleness, the open-span bound, or shutdown. */
+export type EndReason = 'result' | 'abandoned' | 'evicted' | 'shutdown';

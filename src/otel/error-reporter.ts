@@ -1,0 +1,31 @@
+import { diag } from '@opentelemetry/api';
+
+/** What kind of failure the subscriber swallowed. */
+export type SwallowedErrorKind = 'tracer' | 'redact' | 'hook';
+
+const DESCRIPTIONS: Record<SwallowedErrorKind, string> = {
+  tracer: 'recording a tool call failed (the tracer or the span threw)',
+  redact: 'the redact hook failed; the value it was given was dropped',
+  hook: 'an option hook (parentContext, stableEventId or onSpanEnd) threw',
+};
+
+/**
+ * Counts the failures the subscriber swallows so they never reach the bus, and reports the
+ * first of each kind once through OpenTelemetry's `diag` logger; the rest only count.
+ */
+export class ErrorReporter {
+  readonly counts: Record<SwallowedErrorKind, number> = { tracer: 0, redact: 0, hook: 0 };
+
+  report(kind: SwallowedErrorKind, error: unknown): void {
+    this.counts[kind] += 1;
+    if (this.counts[kind] !== 1) return;
+    try {
+      diag.error(
+        `tooltrace: ${DESCRIPTIONS[kind]}; further failures of this kind are only counted in stats().errors.${kind}`,
+        error,
+      );
+    } catch {
+      // A logger that throws has nowhere left to report to.
+    }
+  }
+}

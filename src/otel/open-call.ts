@@ -1,0 +1,231 @@
+import type { Attributes, Span } from '@opentelemetry/api';
+import { TOOL_STREAM_PARTIAL, TOOL_STREAM_PROGRESS } from '../events/index.js';
+import {
+  ATTR_STREAM_EVENTS_COALESCED,
+  ATTR_STREAM_EVENTS_RECORDED,
+  ATTR_STREAM_LAST_PROGRESS,
+  ATTR_STREAM_PARTIAL_BYTES,
+  ATTR_STREAM_PARTIAL_COUNT,
+  ATTR_STREAM_PAYLOAD,
+  ATTR_STREAM_PAYLOAD_BYTES,
+  ATTR_STREAM_PROGRESS,
+  ATTR_STREAM_PROGRESS_COUNT,
+  ATTR_STREAM_SEQUENCE,
+  ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS,
+} from './attribute-names.js';
+import type { CallRecord } from './causal-index.js';
+import type { ContentCapture } from './content-capture.js';
+import { hrTimeFromUnixNano, millisecondsBetween } from './hr-time.js';
+import { payloadBytes } from './payload-bytes.js';
+import { PARTIAL, StreamSampler, type StreamKind } from './stream-sampler.js';
+
+/** The most progress previews are cut to, whatever `maxContentBytes` allows. */
+const PROGRESS_PREVIEW_BYTES = 256;
+/** The most missing sequence numbers a call remembers for deduplication. */
+const MAX_GAPS = 1024;
+
+/** Settings every open call shares, resolved once by the subscriber. */
+export interface StreamSettings {
+  /** How many stream events go straight to the span as they arrive. */
+  readonly headSize: number;
+  /** Capacity of the sampled middle (0 with `maxStreamEvents` below 2). */
+  readonly middleSize: number;
+  /** Whether a last-event slot exists (`maxStreamEvents` >= 1). */
+  readonly keepLast: boolean;
+  /** Content capture, or `undefined` when content is off. */
+  readonly capture: ContentCapture | undefined;
+}
+
+/**
+ * One tool call whose span is open: the span, the stream summary, the sampler for span events,
+ * and what deduplication needs. Stream events are deduplicated by sequence number (the contract
+ * makes it monotonic per call from 1): a sequence above the highest seen is new; one below is
+ * new only if it was skipped before (a bounded set of gaps), otherwise it is a duplicate. That
+ * costs one comparison per in-order event instead of an id lookup.
+ */
+export class OpenCall {
+  readonly span: Span;
+  readonly record: CallRecord;
+  /** Id of the `tool.invoke` event, `''` when unknown (a journal without ids, or an orphan). */
+  invokeId: string;
+  /** Session and call id, `''` when the call has no id. */
+  readonly callKey: string;
+  /** Causal parent of the `tool.invoke`: where walks from this call's result continue. */
+  parentLink: string;
+  readonly startUnixNano: bigint;
+  /** Time of the latest event of the call: where an abandoned or evicted span ends. */
+  lastUnixNano: bigint;
+  /** Subscriber clock (ms) of the latest event, for the idle timeout. */
+  lastActivity: number;
+  /** Whether the span was started by stream events or a result, not by its `tool.invoke`. */
+  readonly orphan: boolean;
+  invokeLate = false;
+
+  #partialCount = 0;
+  #progressCount = 0;
+  #partialBytes = 0;
+  #firstPartialUnixNano: bigint | undefined;
+  #lastProgress = -1;
+  #recorded = 0;
+  #highestSequence = 0;
+  #gaps: Set<number> | undefined;
+  #sampler: StreamSampler | undefined;
+  readonly #settings: StreamSettings;
+
+  constructor(
+    span: Span,
+    record: CallRecord,
+    ids: { invokeId: string; callKey: string; parentLink: string },
+    startUnixNano: bigint,
+    now: number,
+    orphan: boolean,
+    settings: StreamSettings,
+  ) {
+    this.span = span;
+    this.record = record;
+    this.invokeId = ids.invokeId;
+    this.callKey = ids.callKey;
+    this.parentLink = ids.parentLink;
+    this.startUnixNano = startUnixNano;
+    this.lastUnixNano = startUnixNano;
+    this.lastActivity = now;
+    this.orphan = orphan;
+    this.#settings = settings;
+  }
+
+  /** Notes activity that is not a stream event (a late invoke, for instance). */
+  touch(timeUnixNano: bigint, now: number): void {
+    if (timeUnixNano > this.lastUnixNano) this.lastUnixNano = timeUnixNano;
+    this.lastActivity = now;
+  }
+
+  /**
+   * Records one stream event. Returns `false` for a duplicate (a sequence number already seen),
+   * which changes nothing.
+   */
+  recordStream(
+    kind: StreamKind,
+    timeUnixNano: bigint,
+    sequence: unknown,
+    progress: unknown,
+    payload: unknown,
+    now: number,
+  ): boolean {
+    const seq = typeof sequence === 'number' && Number.isSafeInteger(sequence) ? sequence : 0;
+    if (seq > 0 && !this.#isNew(seq)) return false;
+    if (timeUnixNano > this.lastUnixNano) this.lastUnixNano = timeUnixNano;
+    this.lastActivity = now;
+    let value: number;
+    if (kind === PARTIAL) {
+      value = payloadBytes(payload);
+      this.#partialCount += 1;
+      this.#partialBytes += value;
+      if (this.#firstPartialUnixNano === undefined || timeUnixNano < this.#firstPartialUnixNano) {
+        this.#firstPartialUnixNano = timeUnixNano;
+      }
+    } else {
+      value = typeof progress === 'number' ? progress : -1;
+      this.#progressCount += 1;
+      if (value >= 0) this.#lastProgress = value;
+    }
+    const settings = this.#settings;
+    if (this.#recorded < settings.headSize) {
+      this.#recorded += 1;
+      this.#addEvent(kind, timeUnixNano, seq, value, payload);
+    } else if (settings.keepLast) {
+      this.#sampler ??= new StreamSampler(settings.middleSize);
+      this.#sampler.offer(
+        kind,
+        timeUnixNano,
+        seq,
+        value,
+        settings.capture === undefined ? undefined : payload,
+      );
+    }
+    return true;
+  }
+
+  /** Adds the sampled middle and last stream events to the span; call once, before ending. */
+  flushStream(): void {
+    const sampler = this.#sampler;
+    if (sampler === undefined) return;
+    this.#sampler = undefined;
+    for (const mark of sampler.marks()) {
+      this.#recorded += 1;
+      this.#addEvent(mark.kind, mark.timeUnixNano, mark.sequence, mark.value, mark.payload);
+    }
+  }
+
+  /** The stream summary every span carries (after {@link OpenCall.flushStream}). */
+  summaryAttributes(): Attributes {
+    const streamEvents = this.#partialCount + this.#progressCount;
+    const attributes: Attributes = {
+      [ATTR_STREAM_PARTIAL_COUNT]: this.#partialCount,
+      [ATTR_STREAM_PROGRESS_COUNT]: this.#progressCount,
+      [ATTR_STREAM_PARTIAL_BYTES]: this.#partialBytes,
+      [ATTR_STREAM_EVENTS_RECORDED]: this.#recorded,
+      [ATTR_STREAM_EVENTS_COALESCED]: streamEvents - this.#recorded,
+    };
+    if (this.#firstPartialUnixNano !== undefined) {
+      attributes[ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS] = Math.max(
+        0,
+        millisecondsBetween(this.startUnixNano, this.#firstPartialUnixNano),
+      );
+    }
+    if (this.#lastProgress >= 0) attributes[ATTR_STREAM_LAST_PROGRESS] = this.#lastProgress;
+    return attributes;
+  }
+
+  /** Stream events that were only counted, not recorded as span events (so far). */
+  get coalescedCount(): number {
+    return this.#partialCount + this.#progressCount - this.#recorded;
+  }
+
+  #addEvent(
+    kind: StreamKind,
+    timeUnixNano: bigint,
+    sequence: number,
+    value: number,
+    payload: unknown,
+  ): void {
+    const capture = this.#settings.capture;
+    let attributes: Attributes;
+    if (kind === PARTIAL) {
+      attributes = { [ATTR_STREAM_PAYLOAD_BYTES]: value };
+      if (sequence > 0) attributes[ATTR_STREAM_SEQUENCE] = sequence;
+      if (capture !== undefined) {
+        const text = capture.text(ATTR_STREAM_PAYLOAD, payload);
+        if (text !== undefined) attributes[ATTR_STREAM_PAYLOAD] = text;
+      }
+      this.span.addEvent(TOOL_STREAM_PARTIAL, attributes, hrTimeFromUnixNano(timeUnixNano));
+      return;
+    }
+    attributes = {};
+    if (sequence > 0) attributes[ATTR_STREAM_SEQUENCE] = sequence;
+    if (value >= 0) attributes[ATTR_STREAM_PROGRESS] = value;
+    if (capture !== undefined) {
+      const text = capture.text(ATTR_STREAM_PAYLOAD, payload, PROGRESS_PREVIEW_BYTES);
+      if (text !== undefined) attributes[ATTR_STREAM_PAYLOAD] = text;
+    }
+    this.span.addEvent(TOOL_STREAM_PROGRESS, attributes, hrTimeFromUnixNano(timeUnixNano));
+  }
+
+  #isNew(sequence: number): boolean {
+    const highest = this.#highestSequence;
+    if (sequence > highest) {
+      if (sequence > highest + 1) this.#rememberGaps(highest + 1, sequence - 1);
+      this.#highestSequence = sequence;
+      return true;
+    }
+    return this.#gaps?.delete(sequence) === true;
+  }
+
+  #rememberGaps(from: number, to: number): void {
+    const gaps = (this.#gaps ??= new Set());
+    // Only the gaps nearest the new high mark: an event older than that is taken as a duplicate.
+    for (let sequence = Math.max(from, to - MAX_GAPS + 1); sequence <= to; sequence += 1) {
+      if (gaps.size >= MAX_GAPS) break;
+      gaps.add(sequence);
+    }
+  }
+}

@@ -1,0 +1,203 @@
+import type { Context, Span, TracerProvider } from '@opentelemetry/api';
+import type { BusEvent } from '../bus/index.js';
+import { ConfigurationError } from '../errors/index.js';
+import type { EndReason } from './attribute-names.js';
+import type { DerivedIdGenerator } from './derived-id-generator.js';
+import { redactCredentials, type RedactHook } from './redact.js';
+
+/** How calls that have no parent span are grouped into traces. */
+export type TraceBy = 'causal-root' | 'session' | 'call';
+
+/** Options for {@link traceToolCalls}. */
+export interface TraceToolCallsOptions {
+  /**
+   * Where the tracer comes from. tooltrace depends on `@opentelemetry/api` only: the
+   * application brings the SDK, its span processors and exporters.
+   * @default the global provider (`trace.getTracerProvider()`)
+   */
+  tracerProvider?: TracerProvider;
+  /**
+   * Record content: the call's arguments (`gen_ai.tool.call.arguments`), stream payloads
+   * (`tooltrace.stream.payload` on span events) and the output (`gen_ai.tool.call.result`),
+   * each cut to `maxContentBytes` and passed through `redact`. When off, none of them appears
+   * anywhere.
+   * @default `true` when `TOOLTRACE_CAPTURE_CONTENT` or
+   * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` is `true`, else `false`
+   */
+  captureContent?: boolean;
+  /**
+   * The most UTF-8 bytes any captured value (and any error message) is recorded with; longer
+   * text is cut on a character boundary and ends with `…`.
+   * @default 4096
+   */
+  maxContentBytes?: number;
+  /**
+   * Applied to every captured value and error message, after truncation. A hook that throws
+   * drops the value (it never falls back to the unredacted text); the failure is counted.
+   * @default {@link redactCredentials}, which masks values that look like credentials
+   */
+  redact?: RedactHook;
+  /**
+   * The most stream events (progress and partial) one span keeps as span events; the rest are
+   * coalesced into the span's stream summary. Keep it below the SDK's event limit (128 by
+   * default) minus one for the exception event, so the SDK never drops any.
+   * @default 64
+   */
+  maxStreamEvents?: number;
+  /**
+   * A call with no event for this long is ended, marked `tooltrace.end_reason=abandoned` with
+   * status ERROR and `error.type=abandoned`. Measured on the subscriber's clock.
+   * @default 300000 (5 minutes)
+   */
+  idleTimeoutMs?: number;
+  /**
+   * The most spans open at once; past it the oldest open call is ended, marked `evicted`.
+   * @default 10000
+   */
+  maxOpenSpans?: number;
+  /**
+   * How a call without a parent span is given a trace: `causal-root` shares one trace among
+   * every call under the same root event, `session` one trace per session id (falling back to
+   * the causal root for events without one), `call` a trace per call. Grouping needs a
+   * {@link DerivedIdGenerator} on the provider and in `idGenerator`; without it every
+   * parentless call starts its own trace.
+   * @default 'causal-root'
+   */
+  traceBy?: TraceBy;
+  /**
+   * Gives spans ids derived from the events: pass the same instance to the provider
+   * (`new BasicTracerProvider({ idGenerator })`). Replaying the same events twice then yields
+   * identical trace and span ids.
+   * @default none: the provider's own ids
+   */
+  idGenerator?: DerivedIdGenerator;
+  /**
+   * The parent of a call that has no causal ancestor span, for example from a W3C
+   * `traceparent` carried next to the event. Returning `undefined` (or a context without a span)
+   * starts a new trace.
+   * @default the OpenTelemetry context active when `tool.invoke` is dispatched
+   */
+  parentContext?: (event: BusEvent) => Context | undefined;
+  /**
+   * How long stream events and results whose `tool.invoke` has not been seen yet are held
+   * before they start a span of their own (marked `tooltrace.invoke.missing`).
+   * @default 2000
+   */
+  reorderWindowMs?: number;
+  /**
+   * How many recent events are remembered for parentage and deduplication (twice this many at
+   * most: the memory rotates in two generations).
+   * @default 10000
+   */
+  maxRememberedEvents?: number;
+  /**
+   * The id that identifies an event across replays, or `''` when it has none — a sidecar reading
+   * a journal without `event_id` returns `''`, so such calls are paired and given ids by their
+   * tool call id instead of the id the bus made up.
+   * @default the event's `id`
+   */
+  stableEventId?: (event: BusEvent) => string;
+  /** Called after a span ended, with why. A hook that throws is counted and otherwise ignored. */
+  onSpanEnd?: (span: Span, reason: EndReason) => void;
+}
+
+/** {@link TraceToolCallsOptions} with every default applied and checked, resolved once. */
+export interface ResolvedOptions {
+  readonly tracerProvider: TracerProvider | undefined;
+  readonly captureContent: boolean;
+  readonly maxContentBytes: number;
+  readonly redact: RedactHook;
+  readonly maxStreamEvents: number;
+  readonly idleTimeoutMs: number;
+  readonly maxOpenSpans: number;
+  readonly traceBy: TraceBy;
+  readonly idGenerator: DerivedIdGenerator | undefined;
+  readonly parentContext: ((event: BusEvent) => Context | undefined) | undefined;
+  readonly reorderWindowMs: number;
+  readonly maxRememberedEvents: number;
+  readonly stableEventId: ((event: BusEvent) => string) | undefined;
+  readonly onSpanEnd: ((span: Span, reason: EndReason) => void) | undefined;
+}
+
+const TRACE_BY: readonly TraceBy[] = ['causal-root', 'session', 'call'];
+
+/** Environment variables that turn content capture on when `captureContent` is not given. */
+const CAPTURE_VARIABLES = [
+  'TOOLTRACE_CAPTURE_CONTENT',
+  'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT',
+] as const;
+
+/** Applies the defaults and checks every option; throws a `ConfigurationError` naming the bad one. */
+export function resolveOptions(
+  options: TraceToolCallsOptions,
+  environment: NodeJS.ProcessEnv = process.env,
+): ResolvedOptions {
+  if (options === null || typeof options !== 'object') {
+    throw new ConfigurationError('traceToolCalls options must be an object', {
+      setting: 'options',
+    });
+  }
+  const traceBy = options.traceBy ?? 'causal-root';
+  if (!TRACE_BY.includes(traceBy)) {
+    throw new ConfigurationError(
+      `options.traceBy must be one of ${TRACE_BY.join(', ')}, got ${JSON.stringify(traceBy)}`,
+      { setting: 'traceBy' },
+    );
+  }
+  const captureContent = options.captureContent ?? captureFromEnvironment(environment);
+  if (typeof captureContent !== 'boolean') {
+    throw new ConfigurationError('options.captureContent must be a boolean', {
+      setting: 'captureContent',
+    });
+  }
+  return {
+    tracerProvider: checkObject(options.tracerProvider, 'tracerProvider'),
+    captureContent,
+    maxContentBytes: checkInteger(options.maxContentBytes, 'maxContentBytes', 4096, 16),
+    redact: checkFunction(options.redact, 'redact') ?? redactCredentials,
+    maxStreamEvents: checkInteger(options.maxStreamEvents, 'maxStreamEvents', 64, 0),
+    idleTimeoutMs: checkInteger(options.idleTimeoutMs, 'idleTimeoutMs', 300_000, 1),
+    maxOpenSpans: checkInteger(options.maxOpenSpans, 'maxOpenSpans', 10_000, 1),
+    traceBy,
+    idGenerator: checkObject(options.idGenerator, 'idGenerator'),
+    parentContext: checkFunction(options.parentContext, 'parentContext'),
+    reorderWindowMs: checkInteger(options.reorderWindowMs, 'reorderWindowMs', 2000, 0),
+    maxRememberedEvents: checkInteger(
+      options.maxRememberedEvents,
+      'maxRememberedEvents',
+      10_000,
+      1,
+    ),
+    stableEventId: checkFunction(options.stableEventId, 'stableEventId'),
+    onSpanEnd: checkFunction(options.onSpanEnd, 'onSpanEnd'),
+  };
+}
+
+function captureFromEnvironment(environment: NodeJS.ProcessEnv): boolean {
+  return CAPTURE_VARIABLES.some((name) => environment[name]?.trim().toLowerCase() === 'true');
+}
+
+function checkInteger(value: unknown, name: string, fallback: number, minimum: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum) {
+    throw new ConfigurationError(
+      `options.${name} must be an integer >= ${minimum}, got ${JSON.stringify(value) ?? typeof value}`,
+      { setting: name },
+    );
+  }
+  return value;
+}
+
+function checkFunction<T>(value: T | undefined, name: string): T | undefined {
+  if (value !== undefined && typeof value !== 'function') {
+    throw new ConfigurationError(`options.${name} must be a function`, { setting: name });
+  }
+  return value;
+}
+
+function checkObject<T>(value: T | undefined, name: string): T | undefined {
+  if (value !== undefined && (value === null || typeof value !== 'object')) {
+    throw new ConfigurationError(`options.${name} must be an object`, { setting: name });
+  }
+  return value;
+}

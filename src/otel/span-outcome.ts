@@ -1,0 +1,98 @@
+import { SpanStatusCode, type Attributes } from '@opentelemetry/api';
+import {
+  ATTR_END_REASON,
+  ATTR_ERROR_TYPE,
+  ATTR_EXCEPTION_MESSAGE,
+  ATTR_EXCEPTION_TYPE,
+  ATTR_GEN_AI_TOOL_CALL_RESULT,
+  ATTR_INVOKE_LATE,
+  ATTR_INVOKE_MISSING,
+  ATTR_RESULT_EVENT_ID,
+  ATTR_TOOL_CANCELLED,
+  ERROR_TYPE_ABANDONED,
+  ERROR_TYPE_CANCELLED,
+  ERROR_TYPE_TOOL_ERROR,
+  EVENT_EXCEPTION,
+  type EndReason,
+} from './attribute-names.js';
+import type { ContentCapture } from './content-capture.js';
+import { hrTimeFromUnixNano } from './hr-time.js';
+import type { OpenCall } from './open-call.js';
+import type { ResultFields } from './tool-payloads.js';
+
+/** Turns an error message into what a span may show: cut and redacted, content capture or not. */
+export type MessageFilter = (message: string) => string;
+
+/**
+ * Writes the outcome of a call that ended with its `tool.result` onto its span: the stream
+ * summary, status OK, or status ERROR with `error.type` (`cancelled` for a cancelled call, which
+ * also gets `tooltrace.tool.cancelled=true`; the result's `errorType`, else `tool_error`) and an
+ * `exception` event at the result's time; the output only with content capture.
+ */
+export function applyResult(
+  call: OpenCall,
+  result: ResultFields,
+  resultEventId: string,
+  timeUnixNano: bigint,
+  capture: ContentCapture | undefined,
+  filterMessage: MessageFilter,
+): void {
+  const span = call.span;
+  call.flushStream();
+  const attributes = outcomeAttributes(call, 'result');
+  if (resultEventId !== '') attributes[ATTR_RESULT_EVENT_ID] = resultEventId;
+  if (capture !== undefined && result.output !== undefined && result.output !== '') {
+    const text = capture.text(ATTR_GEN_AI_TOOL_CALL_RESULT, result.output);
+    if (text !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_RESULT] = text;
+  }
+  if (result.error === '' && !result.cancelled) {
+    span.setAttributes(attributes);
+    span.setStatus({ code: SpanStatusCode.OK });
+    return;
+  }
+  const errorType = result.cancelled
+    ? ERROR_TYPE_CANCELLED
+    : result.errorType !== ''
+      ? result.errorType
+      : ERROR_TYPE_TOOL_ERROR;
+  const message = filterMessage(result.error !== '' ? result.error : 'cancelled');
+  attributes[ATTR_ERROR_TYPE] = errorType;
+  if (result.cancelled) attributes[ATTR_TOOL_CANCELLED] = true;
+  span.setAttributes(attributes);
+  span.addEvent(
+    EVENT_EXCEPTION,
+    { [ATTR_EXCEPTION_TYPE]: errorType, [ATTR_EXCEPTION_MESSAGE]: message },
+    hrTimeFromUnixNano(timeUnixNano),
+  );
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
+}
+
+/**
+ * Writes the outcome of a call that ended without its `tool.result`. Abandoned (idle for
+ * `idleTimeoutMs`) is an error — the agent never got an answer — with `error.type=abandoned`
+ * and no exception event (nothing was thrown). Evicted and shutdown leave the status UNSET: the
+ * call was cut short by tooltrace's own bounds or by the process ending, not by the tool.
+ */
+export function applyUnfinished(call: OpenCall, reason: EndReason, idleTimeoutMs: number): void {
+  const span = call.span;
+  call.flushStream();
+  const attributes = outcomeAttributes(call, reason);
+  if (reason === 'abandoned') {
+    attributes[ATTR_ERROR_TYPE] = ERROR_TYPE_ABANDONED;
+    span.setAttributes(attributes);
+    span.setStatus({
+      code: SpanStatusCode.ERROR,
+      message: `no tool.result within ${idleTimeoutMs} ms of the call's last event`,
+    });
+    return;
+  }
+  span.setAttributes(attributes);
+}
+
+function outcomeAttributes(call: OpenCall, reason: EndReason): Attributes {
+  const attributes = call.summaryAttributes();
+  attributes[ATTR_END_REASON] = reason;
+  if (call.orphan && !call.invokeLate) attributes[ATTR_INVOKE_MISSING] = true;
+  if (call.invokeLate) attributes[ATTR_INVOKE_LATE] = true;
+  return attributes;
+}

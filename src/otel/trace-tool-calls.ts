@@ -1,0 +1,54 @@
+import type { EventBus } from '../bus/index.js';
+import { ConfigurationError } from '../errors/index.js';
+import { resolveOptions, type TraceToolCallsOptions } from './options.js';
+import { ToolCallTracer } from './tool-call-tracer.js';
+import type { ToolCallTracingStats } from './tracing-stats.js';
+
+/** A running {@link traceToolCalls} subscriber. */
+export interface ToolCallTracing {
+  /** Open spans, spans ended by reason, stream events coalesced, failures swallowed, … */
+  stats(): ToolCallTracingStats;
+  /** Flushes the tracer provider (when it has `forceFlush`); open spans stay open. */
+  forceFlush(): Promise<void>;
+  /**
+   * Stops listening, starts spans for events still held for their invoke, ends every open span
+   * marked `tooltrace.end_reason=shutdown`, then flushes the provider. Safe to call twice; the
+   * provider itself is left running (it belongs to the application).
+   */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Traces the tool calls on `bus` with OpenTelemetry: each `tool.invoke` starts a span
+ * `execute_tool {tool name}` (kind INTERNAL, GenAI semantic-convention attributes, start time =
+ * the event's nanosecond timestamp); `tool.stream.progress` and `tool.stream.partial` become
+ * span events (at most `maxStreamEvents`, the rest summarized on the span); `tool.result` ends
+ * the span with status OK or ERROR. A span's parent is the span of the nearest causal ancestor
+ * (walking `causation.parentId` through events that have no span), else the OpenTelemetry
+ * context active at dispatch (or `parentContext`), else a new trace grouped per `traceBy`. Calls
+ * never stay open: idle, evicted and shutdown calls are ended and marked. The subscriber never
+ * throws into the bus: failures are counted in `stats().errors` and reported once via `diag`.
+ */
+export function traceToolCalls(
+  bus: EventBus,
+  options: TraceToolCallsOptions = {},
+): ToolCallTracing {
+  if (bus === null || typeof bus !== 'object' || typeof bus.subscribeAll !== 'function') {
+    throw new ConfigurationError('traceToolCalls needs an EventBus as its first argument', {
+      setting: 'bus',
+    });
+  }
+  const tracer = new ToolCallTracer(bus, resolveOptions(options));
+  let shutdown: Promise<void> | undefined;
+  return {
+    stats: () => tracer.stats(),
+    forceFlush: () => tracer.forceFlush(),
+    shutdown: () => {
+      shutdown ??= Promise.resolve().then(() => {
+        tracer.close();
+        return tracer.forceFlush();
+      });
+      return shutdown;
+    },
+  };
+}

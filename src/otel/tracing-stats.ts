@@ -1,0 +1,27 @@
+import type { EndReason } from './attribute-names.js';
+import type { SwallowedErrorKind } from './error-reporter.js';
+
+/** Counters of a {@link ToolCallTracing}, from {@link ToolCallTracing.stats}. */
+export interface ToolCallTracingStats {
+  /** Spans started and not yet ended. */
+  openSpans: number;
+  /** Events waiting in the reorder window for their `tool.invoke`. */
+  heldEvents: number;
+  spansStarted: number;
+  /** Spans ended, by why. */
+  spansEnded: Record<EndReason, number>;
+  /** Spans started without a `tool.invoke` (from held stream events or a result). */
+  orphanSpans: number;
+  /** Stream events recorded on a span (as span events or in its summary). */
+  streamEvents: number;
+  /** Stream events only counted in their span's summary, not recorded as span events. */
+  streamEventsCoalesced: number;
+  /** Events seen twice (same invoke id, or same call and stream sequence), ignored. */
+  duplicateEvents: number;
+  /** Stream events and results that arrived after their span had ended, ignored. */
+  lateEvents: number;
+  /** Stream events that name no call at all (no parent id, no tool id), ignored. */
+  unpairedEvents: number;
+  /** Failures swallowed so they never reach the bus, by kind. */
+  errors: Record<SwallowedErrorKind, number>;
+}
