@@ -1,5 +1,12 @@
 import { OtlpDecodeError } from './otlp-decode-error.js';
-import { describeValue, fieldOf, join, recordsField, type OtlpRecord } from './otlp-fields.js';
+import {
+  describeValue,
+  fieldOf,
+  join,
+  recordsField,
+  snakeCaseOf,
+  type OtlpRecord,
+} from './otlp-fields.js';
 import { bytesOf, doubleOf, int64Of } from './otlp-scalars.js';
 
 /**
@@ -106,7 +113,7 @@ export function decodeKeyValues(
 
 function ownField(record: OtlpRecord, name: string): unknown {
   if (Object.hasOwn(record, name) && record[name] !== null) return record[name];
-  const snake = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  const snake = snakeCaseOf(name);
   if (Object.hasOwn(record, snake) && record[snake] !== null) return record[snake];
   return undefined;
 }

@@ -1,17 +1,18 @@
 import { OtlpDecodeError } from './otlp-decode-error.js';
 
-/**
- * Helpers that read fields of a decoded OTLP message, protobuf or JSON alike, and fail with an
- * {@link OtlpDecodeError} naming the field's path. protobufjs messages keep defaults on their
- * prototype and use `null` for an absent message; JSON leaves fields out. Both count as absent.
- * JSON keys are lowerCamelCase per OTLP/JSON; the original snake_case names are accepted too, as
- * the protobuf JSON mapping asks of parsers.
- */
+// Helpers that read fields of a decoded OTLP message, protobuf or JSON alike, and fail with an
+// OtlpDecodeError naming the field's path. protobufjs messages keep defaults on their prototype
+// and use `null` for an absent message; JSON leaves fields out. Both count as absent. JSON keys
+// are lowerCamelCase per OTLP/JSON; the original snake_case names are accepted too, as the
+// protobuf JSON mapping asks of parsers.
+
+/** A decoded OTLP message: a protobufjs message object or a parsed OTLP/JSON object. */
 export type OtlpRecord = Readonly<Record<string, unknown>>;
 
 const snakeCaseNames = new Map<string, string>();
 
-function snakeCaseOf(name: string): string {
+/** The snake_case spelling of a lowerCamelCase field name (`traceId` → `trace_id`). */
+export function snakeCaseOf(name: string): string {
   let snake = snakeCaseNames.get(name);
   if (snake === undefined) {
     snake = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);

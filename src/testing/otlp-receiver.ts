@@ -115,7 +115,8 @@ export interface OtlpReceiver {
 
 /**
  * Starts an {@link OtlpReceiver} on `127.0.0.1` and a free port (by default) and resolves once
- * it listens. Close it when done; `await using` is not needed, `close()` is idempotent.
+ * it listens. Close it when done (`afterEach(() => receiver.close())`); closing twice is fine.
+ * Options are checked here: a negative or fractional number throws a `TypeError`.
  */
 export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
   const receiver = new HttpOtlpReceiver(resolveOptions(options));

@@ -1,12 +1,12 @@
 import { OtlpDecodeError } from './otlp-decode-error.js';
 import { describeValue, fieldOf, join, type OtlpRecord } from './otlp-fields.js';
 
-/**
- * Conversions of the OTLP scalars whose representation differs between protobuf and JSON: ids
- * (bytes in protobuf, hex strings in OTLP/JSON), 64-bit integers (protobufjs `Long` objects, or
- * JSON numbers and decimal strings), doubles (JSON may spell `"NaN"`, `"Infinity"`) and bytes
- * (base64 strings in JSON).
- */
+// Conversions of the OTLP scalars whose representation differs between protobuf and JSON: ids
+// (bytes in protobuf, hex strings in OTLP/JSON), 64-bit integers (protobufjs `Long` objects, or
+// JSON numbers and decimal strings), doubles (JSON may spell "NaN", "Infinity") and bytes
+// (base64 strings in JSON).
+
+/** The shape of a protobufjs `Long`, without depending on the `long` package's types. */
 interface LongLike {
   low: number;
   high: number;
