@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { TooltraceError } from '../../src/errors/index.js';
 import { decodeTraceRequest, OtlpDecodeError } from '../../src/testing/index.js';
 import { otlpProtoTypes } from '../../src/testing/otlp-proto-schema.js';
 
@@ -370,6 +371,23 @@ describe('decodeTraceRequest()', () => {
       expect(() => decodeTraceRequest(body.subarray(0, body.length - 2), 'protobuf')).toThrow(
         /^malformed protobuf ExportTraceServiceRequest/,
       );
+    });
+  });
+
+  it('throws a TooltraceError with the field path in `where`', () => {
+    const body = json(jsonRequest({ kind: true }));
+    const error = (() => {
+      try {
+        decodeTraceRequest(body, 'application/json');
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(TooltraceError);
+    expect(error).toMatchObject({
+      name: 'OtlpDecodeError',
+      where: 'resourceSpans[0].scopeSpans[0].spans[0].kind',
     });
   });
 
