@@ -1,0 +1,223 @@
+import { Buffer } from 'node:buffer';
+import type { Causation, EventInit } from '../bus/index.js';
+import { TOOL_INVOKE, TOOL_RESULT } from '../events/index.js';
+import {
+  describeValue,
+  isDecodeFailure,
+  rejectLine,
+  type DecodeFailure,
+  type DecodeResult,
+  type DecodeSuccess,
+} from './decode-result.js';
+import { findJsonProblem, formatJsonPath } from './find-json-problem.js';
+import { parseRfc3339Nano } from './rfc3339.js';
+import { checkToolStreamPayload, normalizeToolCall, normalizeToolResult } from './tool-payloads.js';
+import { isValidTraceparent } from './traceparent.js';
+import { isWellFormed } from './well-formed.js';
+import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LINE_BYTES } from './wire-limits.js';
+
+/** Options for {@link decodeEnvelope}. */
+export interface DecodeOptions {
+  /**
+   * Longest line accepted, in UTF-8 bytes; longer ones are rejected as `too_large` before they
+   * are parsed. The {@link LineSplitter} applies its own limit earlier; this one protects callers
+   * that hand lines over directly (an HTTP body split in memory, a test).
+   * @default DEFAULT_MAX_LINE_BYTES (1 MiB)
+   */
+  maxLineBytes?: number;
+  /**
+   * Deepest nesting of objects and arrays accepted, the envelope itself being level 1; deeper
+   * lines are rejected as `too_deep`.
+   * @default DEFAULT_MAX_DEPTH (64)
+   */
+  maxDepth?: number;
+}
+
+/** `fatal` makes malformed UTF-8 throw instead of turning into U+FFFD; a leading BOM is dropped. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const BYTE_ORDER_MARK = 0xfeff;
+const MAX_MESSAGE_DETAIL = 200;
+const TOOL_STREAM_PREFIX = 'tool.stream.';
+
+/**
+ * Decodes one NDJSON envelope line (the Nexus journal keys `seq`, `ts`, `type`, `event_id`,
+ * `source`, `parent_id`, `parent_seq`, `session_id`, `agent_id`, `depth`, `payload`, plus an
+ * optional W3C `traceparent`) into an `EventInit` for `bus.emitEvent`. It never throws for bad
+ * input: it returns `{ ok: false, reason, message }` with a stable reason and a message naming the
+ * field and what was wrong.
+ *
+ * Required: `type` (a non-empty string) and `ts` (RFC 3339, kept to the nanosecond in
+ * `timeUnixNano`). Everything else may be absent, as in real Nexus journals: a missing `event_id`
+ * leaves `event.id` unset (the bus assigns one; `hasEventId` says so), and every causation field
+ * is set explicitly (`parentId` `''`, `parentSeq` 0, `sessionId`/`agentId` `''`, `depth` 0 when
+ * absent) so the receiving bus never fills one from its own dispatch context. `seq` becomes
+ * `causation.sequence` when present. `null` counts as absent; unknown keys (Go's `trace_id`,
+ * `side_effect`, `vetoed`, ...) are ignored.
+ *
+ * Payloads: `tool.invoke` and `tool.result` are normalised to `ToolCall`/`ToolResult` from either
+ * the camelCase or the Go field names; `tool.stream.*` payloads are type-checked and pass through;
+ * other payloads pass through as parsed (an absent payload stays `undefined`).
+ *
+ * Hostile input is rejected, never half-accepted: invalid UTF-8 (bytes go through a fatal
+ * `TextDecoder`), unpaired surrogates, nesting deeper than `maxDepth`, and any `__proto__`,
+ * `constructor` or `prototype` key anywhere in the line (`hostile_key`; rejecting rather than
+ * stripping keeps a payload from being silently changed). An invalid `traceparent` is not a
+ * rejection: it is dropped and reported as the `bad_traceparent` warning.
+ */
+export function decodeEnvelope(line: string | Uint8Array, options?: DecodeOptions): DecodeResult {
+  const maxLineBytes = options?.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
+
+  let text: string;
+  if (typeof line === 'string') {
+    // UTF-8 needs at least one byte per UTF-16 unit and at most three.
+    if (
+      line.length > maxLineBytes ||
+      (line.length * 3 > maxLineBytes && Buffer.byteLength(line) > maxLineBytes)
+    ) {
+      return tooLarge(Buffer.byteLength(line), maxLineBytes);
+    }
+    if (!isWellFormed(line)) {
+      return rejectLine('lone_surrogate', 'the line has an unpaired UTF-16 surrogate');
+    }
+    text = line.charCodeAt(0) === BYTE_ORDER_MARK ? line.slice(1) : line;
+  } else if (line instanceof Uint8Array) {
+    if (line.byteLength > maxLineBytes) return tooLarge(line.byteLength, maxLineBytes);
+    try {
+      text = utf8.decode(line);
+    } catch {
+      return rejectLine('invalid_utf8', 'the line is not valid UTF-8');
+    }
+  } else {
+    return rejectLine('wrong_type', `line must be a string or a Uint8Array, got ${typeof line}`);
+  }
+
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return rejectLine('not_json', `the line is not JSON: ${shorten(detail)}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return rejectLine('not_object', `the line must be a JSON object, got ${describeValue(value)}`);
+  }
+  // Only a `\uXXXX` escape can put an unpaired surrogate into a string parsed from valid UTF-8.
+  const problem = findJsonProblem(value, maxDepth, text.includes('\\u'));
+  if (problem !== undefined) {
+    return rejectLine(problem.reason, `${formatJsonPath(problem.path)}: ${problem.detail}`);
+  }
+  return decodeRecord(value as Record<string, unknown>);
+}
+
+function decodeRecord(record: Record<string, unknown>): DecodeResult {
+  const type = record.type;
+  if (isAbsent(type)) return missingField('type');
+  if (typeof type !== 'string' || type === '') {
+    return wrongType('type', 'a non-empty string', type);
+  }
+
+  const ts = record.ts;
+  if (isAbsent(ts)) return missingField('ts');
+  if (typeof ts !== 'string') return wrongType('ts', 'an RFC 3339 timestamp string', ts);
+  const timeUnixNano = parseRfc3339Nano(ts);
+  if (timeUnixNano === undefined) {
+    return rejectLine(
+      'bad_timestamp',
+      `ts must be an RFC 3339 timestamp such as "2026-05-01T12:00:00.123456789Z", got ${describeValue(ts)}`,
+    );
+  }
+
+  const seq = record.seq;
+  if (!isAbsent(seq) && !isCount(seq)) return wrongType('seq', 'a non-negative integer', seq);
+  const parentSeq = record.parent_seq;
+  if (!isAbsent(parentSeq) && !isCount(parentSeq)) {
+    return wrongType('parent_seq', 'a non-negative integer', parentSeq);
+  }
+  const depth = record.depth;
+  if (!isAbsent(depth) && !isCount(depth)) {
+    return wrongType('depth', 'a non-negative integer', depth);
+  }
+  const eventId = record.event_id;
+  if (!isAbsent(eventId) && typeof eventId !== 'string') {
+    return wrongType('event_id', 'a string', eventId);
+  }
+  const source = record.source;
+  if (!isAbsent(source) && typeof source !== 'string') {
+    return wrongType('source', 'a string', source);
+  }
+  const parentId = record.parent_id;
+  if (!isAbsent(parentId) && typeof parentId !== 'string') {
+    return wrongType('parent_id', 'a string', parentId);
+  }
+  const sessionId = record.session_id;
+  if (!isAbsent(sessionId) && typeof sessionId !== 'string') {
+    return wrongType('session_id', 'a string', sessionId);
+  }
+  const agentId = record.agent_id;
+  if (!isAbsent(agentId) && typeof agentId !== 'string') {
+    return wrongType('agent_id', 'a string', agentId);
+  }
+
+  let payload = record.payload;
+  if (type === TOOL_INVOKE) {
+    const call = normalizeToolCall(payload);
+    if (isDecodeFailure(call)) return call;
+    payload = call;
+  } else if (type === TOOL_RESULT) {
+    const result = normalizeToolResult(payload);
+    if (isDecodeFailure(result)) return result;
+    payload = result;
+  } else if (type.startsWith(TOOL_STREAM_PREFIX)) {
+    const failure = checkToolStreamPayload(payload, type);
+    if (failure !== undefined) return failure;
+  }
+
+  const causation: Partial<Causation> = {
+    parentId: typeof parentId === 'string' ? parentId : '',
+    parentSeq: typeof parentSeq === 'number' ? parentSeq : 0,
+    sessionId: typeof sessionId === 'string' ? sessionId : '',
+    agentId: typeof agentId === 'string' ? agentId : '',
+    depth: typeof depth === 'number' ? depth : 0,
+  };
+  if (typeof seq === 'number') causation.sequence = seq;
+  const event: EventInit = { type, payload, timeUnixNano, causation };
+  const hasEventId = typeof eventId === 'string' && eventId !== '';
+  if (hasEventId) event.id = eventId;
+  if (typeof source === 'string' && source !== '') event.source = source;
+
+  const decoded: DecodeSuccess = { ok: true, event, hasEventId };
+  const traceparent = record.traceparent;
+  if (!isAbsent(traceparent)) {
+    if (isValidTraceparent(traceparent)) decoded.traceparent = traceparent;
+    else decoded.warnings = ['bad_traceparent'];
+  }
+  return decoded;
+}
+
+function isAbsent(value: unknown): value is undefined | null {
+  return value === undefined || value === null;
+}
+
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+function missingField(field: string): DecodeFailure {
+  return rejectLine('missing_field', `${field} is missing`);
+}
+
+function wrongType(field: string, expected: string, value: unknown): DecodeFailure {
+  return rejectLine('wrong_type', `${field} must be ${expected}, got ${describeValue(value)}`);
+}
+
+function tooLarge(byteLength: number, maxLineBytes: number): DecodeFailure {
+  return rejectLine(
+    'too_large',
+    `the line is ${byteLength} bytes, over the limit of ${maxLineBytes} bytes`,
+  );
+}
+
+function shorten(text: string): string {
+  return text.length > MAX_MESSAGE_DETAIL ? `${text.slice(0, MAX_MESSAGE_DETAIL)}…` : text;
+}

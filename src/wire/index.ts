@@ -1,0 +1,12 @@
+export { decodeEnvelope } from './decode-envelope.js';
+export type { DecodeOptions } from './decode-envelope.js';
+export type { DecodeFailure, DecodeResult, DecodeSuccess } from './decode-result.js';
+export { encodeEnvelope } from './encode-envelope.js';
+export type { EncodeOptions } from './encode-envelope.js';
+export { LineSplitter } from './line-splitter.js';
+export type { LineSplitterOptions } from './line-splitter.js';
+export { DECODE_WARNINGS, REJECT_REASONS } from './reject-reason.js';
+export type { DecodeWarning, RejectReason } from './reject-reason.js';
+export { formatRfc3339Nano, parseRfc3339Nano } from './rfc3339.js';
+export { isValidTraceparent } from './traceparent.js';
+export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LINE_BYTES } from './wire-limits.js';

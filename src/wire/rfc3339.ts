@@ -1,0 +1,200 @@
+const NANOS_PER_SECOND = 1_000_000_000n;
+const SECONDS_PER_DAY = 86_400;
+/** Days from 0000-03-01 to 1970-01-01 in the proleptic Gregorian calendar. */
+const EPOCH_DAY_OFFSET = 719_468;
+const DAYS_PER_ERA = 146_097;
+
+const CODE_ZERO = 48;
+const CODE_T = 84;
+const CODE_LOWER_T = 116;
+const CODE_Z = 90;
+const CODE_LOWER_Z = 122;
+const CODE_DOT = 46;
+const CODE_PLUS = 43;
+const CODE_MINUS = 45;
+const CODE_COLON = 58;
+
+/**
+ * Nanoseconds since the Unix epoch for an RFC 3339 timestamp such as
+ * `2026-05-01T12:00:00.123456789Z` or `2026-05-01T14:00:00.5+02:00`, or `undefined` when `text`
+ * is not one. `Date` keeps milliseconds only, so the parsing is done here, digit by digit, and
+ * every fractional digit up to the ninth is kept; further digits are truncated, as Go does.
+ * Accepts `T`/`t` and `Z`/`z`; rejects impossible dates (February 30), hours past 23, leap
+ * seconds (`:60`) and offsets past 23:59.
+ */
+export function parseRfc3339Nano(text: string): bigint | undefined {
+  if (text.length < 20) return undefined;
+  const year = digits(text, 0, 4);
+  const month = digits(text, 5, 2);
+  const day = digits(text, 8, 2);
+  const hour = digits(text, 11, 2);
+  const minute = digits(text, 14, 2);
+  const second = digits(text, 17, 2);
+  if (
+    year < 0 ||
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > daysInMonth(year, month) ||
+    hour < 0 ||
+    hour > 23 ||
+    minute < 0 ||
+    minute > 59 ||
+    second < 0 ||
+    second > 59 ||
+    text.charCodeAt(4) !== CODE_MINUS ||
+    text.charCodeAt(7) !== CODE_MINUS ||
+    text.charCodeAt(13) !== CODE_COLON ||
+    text.charCodeAt(16) !== CODE_COLON
+  ) {
+    return undefined;
+  }
+  const separator = text.charCodeAt(10);
+  if (separator !== CODE_T && separator !== CODE_LOWER_T) return undefined;
+
+  let index = 19;
+  let nanos = 0;
+  if (text.charCodeAt(index) === CODE_DOT) {
+    index += 1;
+    const start = index;
+    let scale = 100_000_000;
+    for (;;) {
+      const digit = text.charCodeAt(index) - CODE_ZERO;
+      if (!(digit >= 0 && digit <= 9)) break;
+      nanos += digit * scale;
+      scale /= 10;
+      if (scale < 1) scale = 0;
+      index += 1;
+    }
+    if (index === start) return undefined;
+  }
+
+  let offsetSeconds = 0;
+  const zone = text.charCodeAt(index);
+  if (zone === CODE_Z || zone === CODE_LOWER_Z) {
+    index += 1;
+  } else if (zone === CODE_PLUS || zone === CODE_MINUS) {
+    const offsetHours = digits(text, index + 1, 2);
+    const offsetMinutes = digits(text, index + 4, 2);
+    if (
+      offsetHours < 0 ||
+      offsetHours > 23 ||
+      offsetMinutes < 0 ||
+      offsetMinutes > 59 ||
+      text.charCodeAt(index + 3) !== CODE_COLON
+    ) {
+      return undefined;
+    }
+    offsetSeconds = (offsetHours * 3600 + offsetMinutes * 60) * (zone === CODE_PLUS ? 1 : -1);
+    index += 6;
+  } else {
+    return undefined;
+  }
+  if (index !== text.length) return undefined;
+
+  const seconds =
+    daysFromCivil(year, month, day) * SECONDS_PER_DAY +
+    hour * 3600 +
+    minute * 60 +
+    second -
+    offsetSeconds;
+  return BigInt(seconds) * NANOS_PER_SECOND + BigInt(nanos);
+}
+
+/** The last whole second formatted, so events of the same second share the work. */
+let cachedSecond = Number.NaN;
+let cachedPrefix = '';
+
+/**
+ * The RFC 3339 text, in UTC, for a time in nanoseconds since the Unix epoch, in Go's
+ * `RFC3339Nano` form: the fraction keeps every significant digit (up to nine) and drops trailing
+ * zeros, so `…00.123456789Z`, `…00.5Z` and `…00Z` all occur. {@link parseRfc3339Nano} gives back
+ * the same bigint. Throws a `RangeError` outside years 0000–9999, which RFC 3339 cannot express.
+ */
+export function formatRfc3339Nano(unixNano: bigint): string {
+  let secondsBig = unixNano / NANOS_PER_SECOND;
+  let nanos = Number(unixNano % NANOS_PER_SECOND);
+  if (nanos < 0) {
+    nanos += 1_000_000_000;
+    secondsBig -= 1n;
+  }
+  const seconds = Number(secondsBig);
+  let prefix: string;
+  if (seconds === cachedSecond) {
+    prefix = cachedPrefix;
+  } else {
+    prefix = formatSecond(seconds);
+    cachedSecond = seconds;
+    cachedPrefix = prefix;
+  }
+  if (nanos === 0) return `${prefix}Z`;
+  let fraction = String(nanos).padStart(9, '0');
+  let end = fraction.length;
+  while (fraction.charCodeAt(end - 1) === CODE_ZERO) end -= 1;
+  fraction = fraction.slice(0, end);
+  return `${prefix}.${fraction}Z`;
+}
+
+/** `YYYY-MM-DDTHH:MM:SS` for whole seconds since the epoch. */
+function formatSecond(seconds: number): string {
+  const days = Math.floor(seconds / SECONDS_PER_DAY);
+  const secondOfDay = seconds - days * SECONDS_PER_DAY;
+  // Civil date from a day count (Howard Hinnant's algorithm), exact for any Gregorian date.
+  const shifted = days + EPOCH_DAY_OFFSET;
+  const era = Math.floor(shifted / DAYS_PER_ERA);
+  const dayOfEra = shifted - era * DAYS_PER_ERA;
+  const yearOfEra = Math.floor(
+    (dayOfEra -
+      Math.floor(dayOfEra / 1460) +
+      Math.floor(dayOfEra / 36_524) -
+      Math.floor(dayOfEra / 146_096)) /
+      365,
+  );
+  const dayOfYear =
+    dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const shiftedMonth = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * shiftedMonth + 2) / 5) + 1;
+  const month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  if (year < 0 || year > 9999) {
+    throw new RangeError(`time ${seconds}s since the epoch is outside RFC 3339's years 0000-9999`);
+  }
+  const hour = Math.floor(secondOfDay / 3600);
+  const minute = Math.floor((secondOfDay % 3600) / 60);
+  const second = secondOfDay % 60;
+  return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hour, 2)}:${pad(minute, 2)}:${pad(second, 2)}`;
+}
+
+function pad(value: number, width: number): string {
+  return String(value).padStart(width, '0');
+}
+
+/** Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const shiftedYear = month <= 2 ? year - 1 : year;
+  const era = Math.floor(shiftedYear / 400);
+  const yearOfEra = shiftedYear - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra =
+    yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * DAYS_PER_ERA + dayOfEra - EPOCH_DAY_OFFSET;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) {
+    const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+    return leap ? 29 : 28;
+  }
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** The decimal number in `text[start, start + count)`, or -1 when any of it is not a digit. */
+function digits(text: string, start: number, count: number): number {
+  let value = 0;
+  for (let index = start; index < start + count; index += 1) {
+    const digit = text.charCodeAt(index) - CODE_ZERO;
+    if (!(digit >= 0 && digit <= 9)) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
