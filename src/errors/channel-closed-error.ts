@@ -15,7 +15,8 @@ export class ChannelClosedError extends TooltraceError {
   readonly eventKind: string;
 
   constructor(eventKind: string, endedBy: ChannelEnd) {
-    super(`cannot push a ${eventKind} event: ${describeEnd(endedBy)}`);
+    const article = /^[aeiou]/.test(eventKind) ? 'an' : 'a';
+    super(`cannot push ${article} ${eventKind} event: ${describeEnd(endedBy)}`);
     this.eventKind = eventKind;
     this.endedBy = endedBy;
   }
