@@ -1,0 +1,79 @@
+import { writeFile } from 'node:fs/promises';
+import { EventBus } from '../bus/index.js';
+import { traceToolCalls } from '../otel/index.js';
+import { forwardEvents } from '../sidecar/index.js';
+import { DEMO_CALL_COUNT, DEMO_CALLS, runDemoAgent } from './demo-agent.js';
+import { demoPace } from './demo-tools.js';
+import { LiveDisplay } from './live-display.js';
+import { encodeOtlpJson } from './otlp-json.js';
+import { startTraceSink } from './trace-sink.js';
+import { renderWaterfall } from './waterfall.js';
+
+/** Options for {@link runDemo}; the `tooltrace demo` flags map onto these. */
+export interface DemoOptions {
+  /** Run the scenario about fifty times faster (for tests). @default false */
+  fast?: boolean;
+  /** Colour and redraw in place. @default whether stdout is a terminal */
+  color?: boolean;
+  /** Write what was exported as OTLP JSON to this file. */
+  out?: string;
+  /** Also send the events to a sidecar at this URL (`tooltrace sidecar --listen`). */
+  forward?: string;
+  /** @default process.env */
+  env?: NodeJS.ProcessEnv;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/**
+ * `tooltrace demo`: runs a scripted agent whose tools stream, fail, get cancelled, nest and run
+ * in a sub-agent; shows them live; then draws the trace as it was exported over OTLP.
+ */
+export async function runDemo(options: DemoOptions): Promise<number> {
+  const env = options.env ?? process.env;
+  const color = options.color ?? false;
+  const sink = await startTraceSink(env, 'tooltrace-demo');
+  const bus = new EventBus();
+  const tracing = traceToolCalls(bus, {
+    tracerProvider: sink.provider,
+    idGenerator: sink.idGenerator,
+  });
+  const forwarder =
+    options.forward === undefined ? undefined : forwardEvents(bus, { url: options.forward });
+  const out = options.stdout;
+  out.write(
+    `tooltrace demo: an agent calls ${DEMO_CALLS.length} tools (${DEMO_CALL_COUNT} calls with the nested ones).\n` +
+      `Spans go over OTLP to the embedded receiver${sink.external === undefined ? '' : ` and to ${sink.external}`}` +
+      `${options.forward === undefined ? '' : `; events go to the sidecar at ${options.forward}`}.\n\n`,
+  );
+  const display = new LiveDisplay(bus, { stream: out, live: color, color });
+  try {
+    await runDemoAgent(bus, demoPace(options.fast === true ? 0.02 : 1));
+  } finally {
+    display.stop();
+  }
+  await tracing.shutdown();
+  const spans = await sink.collect(DEMO_CALL_COUNT);
+  out.write(`\nThe trace, drawn from what was exported over OTLP:\n\n`);
+  out.write(renderWaterfall(spans, { color }));
+  if (options.out !== undefined) {
+    await writeFile(options.out, encodeOtlpJson(spans));
+    out.write(
+      `\nWrote ${spans.length} spans as OTLP JSON to ${options.out} (tooltrace view ${options.out}).\n`,
+    );
+  }
+  if (forwarder !== undefined) {
+    const sent = await forwarder.close(10_000);
+    const stats = forwarder.stats();
+    if (!sent || stats.dropped > 0 || stats.refused > 0) {
+      options.stderr.write(
+        `tooltrace demo: the sidecar did not take every event (sent ${stats.sent}, dropped ${stats.dropped}, refused ${stats.refused}, waiting ${stats.queued})\n`,
+      );
+      await sink.close();
+      return 1;
+    }
+    out.write(`\nForwarded ${stats.sent} events to ${options.forward}.\n`);
+  }
+  await sink.close();
+  return 0;
+}

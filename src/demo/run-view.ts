@@ -1,0 +1,177 @@
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { EventBus, newEventId, type BusEvent } from '../bus/index.js';
+import { traceToolCalls } from '../otel/index.js';
+import { decodeTraceRequest, type ReceivedSpan } from '../testing/index.js';
+import { decodeEnvelope, LineSplitter } from '../wire/index.js';
+import { startTraceSink } from './trace-sink.js';
+import { renderWaterfall } from './waterfall.js';
+
+/** Options for {@link runView}. */
+export interface ViewOptions {
+  /** @default false */
+  color?: boolean;
+  /** @default process.env */
+  env?: NodeJS.ProcessEnv;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** Largest OTLP JSON document read whole when it is not one request per line. */
+const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
+const SHOWN_PROBLEMS = 5;
+
+/**
+ * `tooltrace view FILE`: draws the waterfall of an OTLP JSON file (one request, or one per line
+ * as the Collector's file exporter writes) or of an NDJSON event journal (tooltrace's or a Nexus
+ * journal), which is replayed through the same subscriber the sidecar runs. Returns the exit
+ * code; problems are named with their line number.
+ */
+export async function runView(path: string, options: ViewOptions): Promise<number> {
+  const env = options.env ?? process.env;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) {
+      options.stderr.write(`tooltrace view: ${path} is not a file\n`);
+      return 2;
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    options.stderr.write(
+      `tooltrace view: cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : String(error)}\n`,
+    );
+    return 2;
+  }
+  const lines = await readLines(path);
+  const first = lines.find((line) => line.text.trim() !== '');
+  if (first === undefined) {
+    options.stderr.write(`tooltrace view: ${path} is empty\n`);
+    return 2;
+  }
+  let spans: ReceivedSpan[];
+  if (looksLikeOtlp(first.text)) {
+    spans = [];
+    for (const line of lines) {
+      if (line.text.trim() === '') continue;
+      try {
+        spans.push(...decodeTraceRequest(Buffer.from(line.text), 'application/json'));
+      } catch (error) {
+        options.stderr.write(
+          `tooltrace view: ${path}: line ${line.number}: ${(error as Error).message}\n`,
+        );
+        return 2;
+      }
+    }
+  } else if (!parsesAsJson(first.text) && (await isOtlpDocument(path))) {
+    // A pretty-printed OTLP JSON document spans many lines.
+    try {
+      spans = decodeTraceRequest(await readFile(path), 'application/json');
+    } catch (error) {
+      options.stderr.write(`tooltrace view: ${path}: ${(error as Error).message}\n`);
+      return 2;
+    }
+  } else {
+    const firstDecoded = decodeEnvelope(first.text);
+    if (!firstDecoded.ok) {
+      options.stderr.write(
+        `tooltrace view: ${path} is neither OTLP JSON nor an NDJSON event journal: line ${first.number}: ${firstDecoded.message}\n`,
+      );
+      return 2;
+    }
+    spans = await replayJournal(lines, env, (problem) => {
+      options.stderr.write(`tooltrace view: ${path}: ${problem}\n`);
+    });
+  }
+  if (spans.length === 0) {
+    options.stderr.write(`tooltrace view: ${path} holds no spans or tool calls\n`);
+    return 1;
+  }
+  options.stdout.write(renderWaterfall(spans, { color: options.color ?? false }));
+  return 0;
+}
+
+interface NumberedLine {
+  number: number;
+  text: string;
+}
+
+async function readLines(path: string): Promise<NumberedLine[]> {
+  const lines: NumberedLine[] = [];
+  let number = 0;
+  const splitter = new LineSplitter({
+    maxLineBytes: MAX_DOCUMENT_BYTES,
+    onLine: (line) => {
+      number += 1;
+      lines.push({ number, text: Buffer.from(line).toString('utf8') });
+    },
+  });
+  for await (const chunk of createReadStream(path)) splitter.push(chunk as Buffer);
+  splitter.end();
+  return lines;
+}
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function looksLikeOtlp(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && 'resourceSpans' in value;
+  } catch {
+    return false;
+  }
+}
+
+async function isOtlpDocument(path: string): Promise<boolean> {
+  const info = await stat(path);
+  if (info.size > MAX_DOCUMENT_BYTES) return false;
+  return looksLikeOtlp(await readFile(path, 'utf8'));
+}
+
+/** Replays journal lines onto a bus traced by `traceToolCalls`, exported through the real SDK. */
+async function replayJournal(
+  lines: readonly NumberedLine[],
+  env: NodeJS.ProcessEnv,
+  onSkipped: (problem: string) => void,
+): Promise<ReceivedSpan[]> {
+  const sink = await startTraceSink(env, 'tooltrace-view');
+  const bus = new EventBus({ ringSize: 0 });
+  // Ids made up for lines without event_id identify nothing: pair those calls by tool call id.
+  const madeUp = new Set<string>();
+  const tracing = traceToolCalls(bus, {
+    tracerProvider: sink.provider,
+    idGenerator: sink.idGenerator,
+    stableEventId: (event: BusEvent) => (madeUp.has(event.id) ? '' : event.id),
+  });
+  let skipped = 0;
+  for (const line of lines) {
+    if (line.text.trim() === '') continue;
+    const result = decodeEnvelope(line.text);
+    if (!result.ok) {
+      skipped += 1;
+      if (skipped <= SHOWN_PROBLEMS) {
+        onSkipped(`line ${line.number}: skipped (${result.reason}): ${result.message}`);
+      }
+      continue;
+    }
+    if (!result.hasEventId) {
+      result.event.id = newEventId();
+      madeUp.add(result.event.id);
+    }
+    bus.emitEvent(result.event);
+  }
+  if (skipped > SHOWN_PROBLEMS) onSkipped(`${skipped - SHOWN_PROBLEMS} more bad lines skipped`);
+  await tracing.shutdown();
+  const started = tracing.stats().spansStarted;
+  try {
+    return started === 0 ? [] : await sink.collect(started);
+  } finally {
+    await sink.close();
+  }
+}

@@ -1,0 +1,176 @@
+import { createColors } from 'picocolors';
+import type { ReceivedSpan } from '../testing/index.js';
+
+/** Options for {@link renderWaterfall}. */
+export interface WaterfallOptions {
+  /**
+   * Colour the output with ANSI codes. Off, the text has no escape codes at all.
+   * @default false
+   */
+  color?: boolean;
+  /**
+   * Width of the duration bar column, in characters.
+   * @default 32
+   */
+  barWidth?: number;
+}
+
+interface SpanNode {
+  span: ReceivedSpan;
+  children: SpanNode[];
+}
+
+const STATUS_ERROR = 2;
+const STATUS_OK = 1;
+
+/**
+ * Draws spans as a waterfall, one block per trace: an indented tree (children under their
+ * parent, by start time) with a duration bar placed on the trace's time line, the status (a
+ * cancelled call is told apart from a failure), the error message, and the stream summary
+ * tooltrace records on every tool span.
+ */
+export function renderWaterfall(
+  spans: readonly ReceivedSpan[],
+  options: WaterfallOptions = {},
+): string {
+  const colors = createColors(options.color ?? false);
+  const barWidth = options.barWidth ?? 32;
+  const traces = new Map<string, ReceivedSpan[]>();
+  for (const span of spans) {
+    const list = traces.get(span.traceId) ?? [];
+    list.push(span);
+    traces.set(span.traceId, list);
+  }
+  const blocks: string[] = [];
+  const ordered = [...traces.values()].sort((left, right) =>
+    compareBigint(earliest(left), earliest(right)),
+  );
+  for (const traceSpans of ordered) {
+    const roots = buildTree(traceSpans);
+    const start = earliest(traceSpans);
+    const end = traceSpans.reduce(
+      (latest, span) => (span.endTimeUnixNano > latest ? span.endTimeUnixNano : latest),
+      start,
+    );
+    const total = end - start;
+    const rows: { label: string; rest: string; bar: string }[] = [];
+    const visit = (node: SpanNode, prefix: string, last: boolean, depth: number): void => {
+      const connector = depth === 0 ? '' : last ? '└─ ' : '├─ ';
+      const span = node.span;
+      rows.push({
+        label: `${prefix}${connector}${span.name}`,
+        bar: drawBar(span, start, total, barWidth),
+        rest: describe(span, colors),
+      });
+      const childPrefix = depth === 0 ? '' : `${prefix}${last ? '   ' : '│  '}`;
+      node.children.forEach((child, index) =>
+        visit(child, childPrefix, index === node.children.length - 1, depth + 1),
+      );
+    };
+    roots.forEach((root, index) => visit(root, '', index === roots.length - 1, 0));
+    const labelWidth = Math.max(...rows.map((row) => row.label.length));
+    blocks.push(
+      [
+        colors.bold(
+          `trace ${traceSpans[0]!.traceId}  ${traceSpans.length} span${traceSpans.length === 1 ? '' : 's'}  ${formatDuration(total)}`,
+        ),
+        ...rows.map(
+          (row) => `  ${row.label.padEnd(labelWidth)}  ${colors.cyan(row.bar)}  ${row.rest}`,
+        ),
+      ].join('\n'),
+    );
+  }
+  return `${blocks.join('\n\n')}\n`;
+}
+
+function buildTree(spans: readonly ReceivedSpan[]): SpanNode[] {
+  const nodes = new Map<string, SpanNode>();
+  for (const span of spans) nodes.set(span.spanId, { span, children: [] });
+  const roots: SpanNode[] = [];
+  for (const node of nodes.values()) {
+    const parent = nodes.get(node.span.parentSpanId);
+    if (parent === undefined || parent === node) roots.push(node);
+    else parent.children.push(node);
+  }
+  const byStart = (left: SpanNode, right: SpanNode): number =>
+    compareBigint(left.span.startTimeUnixNano, right.span.startTimeUnixNano);
+  for (const node of nodes.values()) node.children.sort(byStart);
+  return roots.sort(byStart);
+}
+
+function drawBar(span: ReceivedSpan, start: bigint, total: bigint, width: number): string {
+  if (total <= 0n) return '█'.padEnd(width, ' ');
+  const from = Number(((span.startTimeUnixNano - start) * BigInt(width)) / total);
+  const to = Number(((span.endTimeUnixNano - start) * BigInt(width)) / total);
+  const length = Math.max(1, to - from);
+  const offset = Math.min(from, width - length);
+  return `${' '.repeat(offset)}${'█'.repeat(length)}`.padEnd(width, ' ');
+}
+
+function describe(span: ReceivedSpan, colors: ReturnType<typeof createColors>): string {
+  const attributes = span.attributes;
+  const parts: string[] = [
+    formatDuration(span.endTimeUnixNano - span.startTimeUnixNano).padStart(7),
+  ];
+  const cancelled =
+    attributes['tooltrace.tool.cancelled'] === true || attributes['error.type'] === 'cancelled';
+  if (cancelled) parts.push(colors.yellow('CANCELLED'));
+  else if (span.status.code === STATUS_ERROR) parts.push(colors.red('ERROR'));
+  else if (span.status.code === STATUS_OK) parts.push(colors.green('OK'));
+  else parts.push('UNSET');
+  const endReason = attributes['tooltrace.end_reason'];
+  if (typeof endReason === 'string' && endReason !== 'result') parts.push(`(${endReason})`);
+  const summary: string[] = [];
+  const partials = numberOf(attributes['tooltrace.stream.partial.count']);
+  const progress = numberOf(attributes['tooltrace.stream.progress.count']);
+  if (partials > 0) {
+    const bytes = numberOf(attributes['tooltrace.stream.partial.bytes']);
+    summary.push(`${partials} partial${partials === 1 ? '' : 's'} (${formatBytes(bytes)})`);
+    const first = attributes['tooltrace.stream.time_to_first_partial_ms'];
+    if (typeof first === 'number') summary.push(`first after ${formatMilliseconds(first)}`);
+  }
+  if (progress > 0) {
+    const last = attributes['tooltrace.stream.last_progress'];
+    summary.push(
+      `${progress} progress${typeof last === 'number' && last >= 0 ? ` to ${Math.round(last * 100)}%` : ''}`,
+    );
+  }
+  const coalesced = numberOf(attributes['tooltrace.stream.events.coalesced']);
+  if (coalesced > 0) summary.push(`${coalesced} coalesced`);
+  if (span.events.length > 0) summary.push(`${span.events.length} span events`);
+  if (summary.length > 0) parts.push(colors.dim(summary.join(', ')));
+  if (span.status.code === STATUS_ERROR && span.status.message !== '') {
+    parts.push(colors.red(`"${span.status.message}"`));
+  }
+  return parts.join('  ');
+}
+
+function earliest(spans: readonly ReceivedSpan[]): bigint {
+  return spans.reduce(
+    (first, span) => (span.startTimeUnixNano < first ? span.startTimeUnixNano : first),
+    spans[0]!.startTimeUnixNano,
+  );
+}
+
+function compareBigint(left: bigint, right: bigint): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+function numberOf(value: unknown): number {
+  return typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : 0;
+}
+
+/** A duration in nanoseconds, as `850µs`, `12.3ms` or `1.52s`. */
+export function formatDuration(nanos: bigint): string {
+  return formatMilliseconds(Number(nanos) / 1e6);
+}
+
+function formatMilliseconds(milliseconds: number): string {
+  if (milliseconds < 1) return `${Math.round(milliseconds * 1000)}µs`;
+  if (milliseconds < 1000) return `${milliseconds.toFixed(milliseconds < 10 ? 1 : 0)}ms`;
+  return `${(milliseconds / 1000).toFixed(2)}s`;
+}
+
+function formatBytes(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
+}
