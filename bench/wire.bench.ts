@@ -5,8 +5,9 @@
  *   npx tsx bench/wire.bench.ts [toolCalls]
  *
  * Rows: `JSON.parse` of each line as a string (the floor), `decodeEnvelope` of each line as a
- * string, the `LineSplitter` alone over 64 KiB chunks, the splitter followed by `decodeEnvelope`
- * of each line's bytes (what the sidecar does), and `encodeEnvelope` against `JSON.stringify`.
+ * string, the `LineSplitter` alone over 64 KiB chunks, the splitter with a plain UTF-8 decode and
+ * `JSON.parse` of each line (the floor for bytes), the splitter followed by `decodeEnvelope` of
+ * each line's bytes (what the sidecar does), and `encodeEnvelope` against `JSON.stringify`.
  */
 import { Buffer } from 'node:buffer';
 import { EventBus, type BusEvent } from '../src/bus/index.js';
@@ -129,6 +130,14 @@ const decodeTasks = [
     return count;
   }),
   task('LineSplitter alone (64 KiB chunks)', () => splitAll(() => {})),
+  task('LineSplitter + TextDecoder + JSON.parse', () => {
+    let parsed = 0;
+    const utf8 = new TextDecoder('utf-8', { fatal: true });
+    const count = splitAll((line) => {
+      if (JSON.parse(utf8.decode(line)) !== null) parsed += 1;
+    });
+    return Math.min(count, parsed);
+  }),
   task('LineSplitter + decodeEnvelope (bytes)', () => {
     let rejected = 0;
     const count = splitAll((line) => {

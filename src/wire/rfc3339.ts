@@ -14,6 +14,13 @@ const CODE_PLUS = 43;
 const CODE_MINUS = 45;
 const CODE_COLON = 58;
 
+/** The last whole second parsed, in nanoseconds: consecutive lines mostly share it. */
+let parsedSecond = Number.NaN;
+let parsedSecondNanos = 0n;
+/** The last whole second formatted, so events of the same second share the work. */
+let formattedSecond = Number.NaN;
+let formattedPrefix = '';
+
 /**
  * Nanoseconds since the Unix epoch for an RFC 3339 timestamp such as
  * `2026-05-01T12:00:00.123456789Z` or `2026-05-01T14:00:00.5+02:00`, or `undefined` when `text`
@@ -98,12 +105,12 @@ export function parseRfc3339Nano(text: string): bigint | undefined {
     minute * 60 +
     second -
     offsetSeconds;
-  return BigInt(seconds) * NANOS_PER_SECOND + BigInt(nanos);
+  if (seconds !== parsedSecond) {
+    parsedSecond = seconds;
+    parsedSecondNanos = BigInt(seconds) * NANOS_PER_SECOND;
+  }
+  return parsedSecondNanos + BigInt(nanos);
 }
-
-/** The last whole second formatted, so events of the same second share the work. */
-let cachedSecond = Number.NaN;
-let cachedPrefix = '';
 
 /**
  * The RFC 3339 text, in UTC, for a time in nanoseconds since the Unix epoch, in Go's
@@ -120,12 +127,12 @@ export function formatRfc3339Nano(unixNano: bigint): string {
   }
   const seconds = Number(secondsBig);
   let prefix: string;
-  if (seconds === cachedSecond) {
-    prefix = cachedPrefix;
+  if (seconds === formattedSecond) {
+    prefix = formattedPrefix;
   } else {
     prefix = formatSecond(seconds);
-    cachedSecond = seconds;
-    cachedPrefix = prefix;
+    formattedSecond = seconds;
+    formattedPrefix = prefix;
   }
   if (nanos === 0) return `${prefix}Z`;
   let fraction = String(nanos).padStart(9, '0');
