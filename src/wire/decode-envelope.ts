@@ -59,9 +59,11 @@ const TOOL_STREAM_PREFIX = 'tool.stream.';
  * other payloads pass through as parsed (an absent payload stays `undefined`).
  *
  * Hostile input is rejected, never half-accepted: invalid UTF-8 (bytes go through a fatal
- * `TextDecoder`), unpaired surrogates, nesting deeper than `maxDepth`, and any `__proto__`,
- * `constructor` or `prototype` key anywhere in the line (`hostile_key`; rejecting rather than
- * stripping keeps a payload from being silently changed). An invalid `traceparent` is not a
+ * `TextDecoder`), unpaired surrogates, nesting deeper than `maxDepth`, and, anywhere in the line,
+ * a `__proto__` key or a `constructor`/`prototype` key holding an object or array
+ * (`hostile_key`: the shapes through which `Object.assign` or a deep merge reaches a prototype;
+ * rejecting rather than stripping keeps a payload from being silently changed, and a scalar
+ * `constructor` or `prototype` argument still passes). An invalid `traceparent` is not a
  * rejection: it is dropped and reported as the `bad_traceparent` warning.
  */
 export function decodeEnvelope(line: string | Uint8Array, options?: DecodeOptions): DecodeResult {

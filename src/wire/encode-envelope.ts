@@ -21,7 +21,9 @@ export interface EncodeOptions {
  * given. {@link decodeEnvelope} gives back every field.
  *
  * Strings with an unpaired surrogate, which the decoder would reject, are written with U+FFFD in
- * its place, so a line this function writes is always one the decoder accepts.
+ * its place. The decoder still refuses a line over its size or depth limit, or whose payload has
+ * a key it treats as hostile (`__proto__`, or `constructor`/`prototype` holding an object); those
+ * are left to the producer, as checking them here would cost every event a walk of its payload.
  *
  * Throws a `TypeError` when the payload cannot be JSON (a bigint, a cycle) or `traceparent` is
  * invalid, and a `RangeError` for a time outside years 0000–9999: a forwarder must catch these

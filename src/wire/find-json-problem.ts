@@ -10,10 +10,11 @@ export interface JsonProblem {
 
 /**
  * Walks a value `JSON.parse` returned and reports the first thing that must not get further: a
- * nesting deeper than `maxDepth`, a key that could reach a prototype (`__proto__`,
- * `constructor`, `prototype`: `JSON.parse` makes `__proto__` an own property, and a later
- * `Object.assign` or deep merge would use it as the prototype setter), or, when `checkStrings`
- * is set, a string or key with an unpaired surrogate.
+ * nesting deeper than `maxDepth`, a key that could lead to a prototype (`__proto__`, which
+ * `JSON.parse` makes an own property and `Object.assign` or a deep merge then uses as the
+ * prototype setter; `constructor` or `prototype` with an object value, the path a deep merge
+ * follows from a plain object to `Object.prototype`), or, when `checkStrings` is set, a string or
+ * key with an unpaired surrogate.
  *
  * The walk never goes deeper than `maxDepth + 1` frames, so it cannot overflow the stack however
  * deep the input is (V8's `JSON.parse` itself is not recursive). On the common path it costs a
@@ -58,13 +59,17 @@ function inspect(
   }
   const record = value as Record<string, unknown>;
   for (const key in record) {
-    if (key.length >= 9 && (key === '__proto__' || key === 'constructor' || key === 'prototype')) {
-      return { reason: 'hostile_key', path: [key], detail: `key "${key}" is not allowed` };
+    const item = record[key];
+    if (key.length >= 9 && isHostileKey(key, item)) {
+      const detail =
+        key === '__proto__'
+          ? 'key "__proto__" is not allowed'
+          : `key "${key}" with an object or array value is not allowed`;
+      return { reason: 'hostile_key', path: [key], detail };
     }
     if (checkStrings && !isWellFormed(key)) {
       return { reason: 'lone_surrogate', path: [], detail: 'a key has an unpaired surrogate' };
     }
-    const item = record[key];
     let problem: JsonProblem | undefined;
     if (typeof item === 'object') {
       if (item !== null) problem = inspect(item, depth + 1, maxDepth, checkStrings);
@@ -77,6 +82,19 @@ function inspect(
     }
   }
   return undefined;
+}
+
+/**
+ * `__proto__` with any value, and `constructor` or `prototype` holding an object or array: the
+ * shapes through which a deep merge reaches a prototype (`{"constructor":{"prototype":{…}}}`).
+ * The same keys with a scalar value (`{"constructor":"Foo"}`, a plausible tool argument) are
+ * harmless under `Object.assign`, spread and deep merge alike, and pass.
+ */
+function isHostileKey(key: string, value: unknown): boolean {
+  if (key === '__proto__') return true;
+  return (
+    (key === 'constructor' || key === 'prototype') && typeof value === 'object' && value !== null
+  );
 }
 
 function loneSurrogate(): JsonProblem {

@@ -14,8 +14,8 @@
  * - `invalid_utf8`: the bytes are not valid UTF-8.
  * - `lone_surrogate`: a string holds an unpaired UTF-16 surrogate (from a `\ud800` escape).
  * - `bad_timestamp`: `ts` is not an RFC 3339 timestamp.
- * - `hostile_key`: an object anywhere in the line has a `__proto__`, `constructor` or
- *   `prototype` key.
+ * - `hostile_key`: an object anywhere in the line has a `__proto__` key, or a `constructor` or
+ *   `prototype` key whose value is an object or array.
  */
 export const REJECT_REASONS = [
   'not_json',

@@ -429,8 +429,8 @@ describe('decodeEnvelope()', () => {
         /^payload\.list\[0\]\.constructor: key "constructor"/,
       ],
       [
-        'a prototype key',
-        line({ type: 'x', payload: { prototype: 1 } }),
+        'a prototype key holding an array',
+        line({ type: 'x', payload: { prototype: [1] } }),
         'hostile_key',
         /^payload\.prototype/,
       ],
@@ -520,6 +520,23 @@ describe('decodeEnvelope()', () => {
     it('accepts keys that merely contain a hostile word', () => {
       const payload = { __proto: 1, constructors: 2, my_prototype: 3, text: '__proto__' };
       expect(accepted(line({ type: 'x', payload })).event.payload).toEqual(payload);
+    });
+
+    it('accepts constructor and prototype keys with scalar values', () => {
+      const payload = {
+        id: 'tc',
+        name: 'describe_class',
+        arguments: { constructor: 'Foo', prototype: null },
+      };
+      expect(accepted(line({ type: 'tool.invoke', payload })).event.payload).toEqual(payload);
+    });
+
+    it('rejects __proto__ whatever its value', () => {
+      const text = line({ type: 'x', payload: 0 }).replace(
+        '"payload":0',
+        '"payload":{"__proto__":1}',
+      );
+      expect(rejected(text).reason).toBe('hostile_key');
     });
 
     it('rejects a line over maxLineBytes as too_large, counting UTF-8 bytes', () => {

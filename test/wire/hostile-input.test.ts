@@ -44,6 +44,9 @@ function nested(levels: number): string {
   return `${'['.repeat(levels)}1${']'.repeat(levels)}`;
 }
 
+/** How many of {@link makers}, from the first, make valid lines. */
+const VALID_MAKERS = 5;
+
 /** Every way a line can be valid or bad, each with the outcome it must get. */
 const makers: ((index: number) => Sample)[] = [
   (index) => {
@@ -85,6 +88,11 @@ const makers: ((index: number) => Sample)[] = [
     ),
     expected: 'ok',
   }),
+  (index) => {
+    const call = { id: `cls_${index}`, name: 'describe', arguments: { constructor: 'Foo' } };
+    const line = encodeEnvelope(bus.emit(TOOL_INVOKE, call));
+    return { bytes: Buffer.from(line), expected: 'ok', callId: call.id };
+  },
   () => ({ bytes: Buffer.from('{"seq":1,"ts":'), expected: 'not_json' }),
   () => ({ bytes: Buffer.from('hello world'), expected: 'not_json' }),
   () => ({ bytes: Buffer.from('   \t '), expected: 'not_json' }),
@@ -168,8 +176,8 @@ function generate(): Sample[] {
     // About half valid lines, the other half spread over every kind of bad line.
     const maker =
       next() < 0.5
-        ? makers[Math.floor(next() * 4)]!
-        : makers[4 + Math.floor(next() * (makers.length - 4))]!;
+        ? makers[Math.floor(next() * VALID_MAKERS)]!
+        : makers[VALID_MAKERS + Math.floor(next() * (makers.length - VALID_MAKERS))]!;
     samples.push(maker(index));
   }
   // Three lines of 10 MB: one first, one in the middle, one last without a newline.
