@@ -51,8 +51,8 @@ const TOOL_STREAM_PREFIX = 'tool.stream.';
  * leaves `event.id` unset (the bus assigns one; `hasEventId` says so), and every causation field
  * is set explicitly (`parentId` `''`, `parentSeq` 0, `sessionId`/`agentId` `''`, `depth` 0 when
  * absent) so the receiving bus never fills one from its own dispatch context. `seq` becomes
- * `causation.sequence` when present. `null` counts as absent; unknown keys (Go's `trace_id`,
- * `side_effect`, `vetoed`, ...) are ignored.
+ * `causation.sequence` when present. An envelope field that is `null` counts as absent (a `null`
+ * payload stays `null`); unknown keys (Go's `trace_id`, `side_effect`, `vetoed`, ...) are ignored.
  *
  * Payloads: `tool.invoke` and `tool.result` are normalised to `ToolCall`/`ToolResult` from either
  * the camelCase or the Go field names; `tool.stream.*` payloads are type-checked and pass through;

@@ -1,8 +1,8 @@
 /**
  * Every reason {@link decodeEnvelope} rejects a line for, in a stable order. The values are
- * snake_case and never change meaning, because they become Prometheus label values
- * (`tooltrace_events_rejected_total{reason="too_deep"}`); a metrics layer can pre-register them
- * so every series exists from the start.
+ * snake_case and never change meaning, because they become Prometheus label values (a `reason`
+ * label on a rejected-lines counter); a metrics layer can pre-register them so every series
+ * exists from the start.
  *
  * - `not_json`: the line does not parse as JSON.
  * - `not_object`: it parses, but is not a JSON object.
