@@ -32,10 +32,10 @@ export interface DemoOptions {
 export async function runDemo(options: DemoOptions): Promise<number> {
   const env = options.env ?? process.env;
   const color = options.color ?? false;
-  const sink = await startTraceSink(env, 'tooltrace-demo');
+  const sink = await startTraceSink({ env, serviceName: 'tooltrace-demo', exportElsewhere: true });
   const bus = new EventBus();
   const tracing = traceToolCalls(bus, {
-    tracerProvider: sink.provider,
+    tracerProvider: sink.tracerProvider,
     idGenerator: sink.idGenerator,
   });
   const forwarder =
@@ -53,27 +53,47 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     display.stop();
   }
   await tracing.shutdown();
-  const spans = await sink.collect(DEMO_CALL_COUNT);
-  out.write(`\nThe trace, drawn from what was exported over OTLP:\n\n`);
-  out.write(renderWaterfall(spans, { color }));
-  if (options.out !== undefined) {
-    await writeFile(options.out, encodeOtlpJson(spans));
-    out.write(
-      `\nWrote ${spans.length} spans as OTLP JSON to ${options.out} (tooltrace view ${options.out}).\n`,
-    );
-  }
-  if (forwarder !== undefined) {
-    const sent = await forwarder.close(10_000);
-    const stats = forwarder.stats();
-    if (!sent || stats.dropped > 0 || stats.refused > 0) {
-      options.stderr.write(
-        `tooltrace demo: the sidecar did not take every event (sent ${stats.sent}, dropped ${stats.dropped}, refused ${stats.refused}, waiting ${stats.queued})\n`,
-      );
-      await sink.close();
-      return 1;
+  let code = 0;
+  try {
+    const spans = await sink.collect(DEMO_CALL_COUNT);
+    out.write(`\nThe trace, drawn from what was exported over OTLP:\n\n`);
+    out.write(renderWaterfall(spans, { color }));
+    if (options.out !== undefined) {
+      try {
+        await writeFile(options.out, encodeOtlpJson(spans));
+        out.write(
+          `\nWrote ${spans.length} spans as OTLP JSON to ${options.out} (tooltrace view ${options.out}).\n`,
+        );
+      } catch (error) {
+        options.stderr.write(
+          `tooltrace demo: cannot write ${options.out}: ${(error as Error).message}\n`,
+        );
+        code = 2;
+      }
     }
-    out.write(`\nForwarded ${stats.sent} events to ${options.forward}.\n`);
+    if (forwarder !== undefined) {
+      const sent = await forwarder.close(10_000);
+      const stats = forwarder.stats();
+      if (!sent || stats.dropped > 0 || stats.refused > 0) {
+        options.stderr.write(
+          `tooltrace demo: the sidecar did not take every event (sent ${stats.sent}, dropped ${stats.dropped}, refused ${stats.refused}, waiting ${stats.queued})\n`,
+        );
+        code = Math.max(code, 1);
+      } else {
+        out.write(`\nForwarded ${stats.sent} events to ${options.forward}.\n`);
+      }
+    }
+  } finally {
+    await forwarder?.close(0);
+    const external = await sink.close();
+    if (external.status === 'success') {
+      out.write(`\nExported ${external.exported} spans to ${external.url}.\n`);
+    } else if (external.status === 'failure') {
+      options.stderr.write(
+        `tooltrace demo: ${external.failed} spans were not exported to ${external.url}: ${external.message}\n`,
+      );
+      code = Math.max(code, 1);
+    }
   }
-  await sink.close();
-  return 0;
+  return code;
 }

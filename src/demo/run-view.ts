@@ -11,7 +11,7 @@ import { renderWaterfall } from './waterfall.js';
 export interface ViewOptions {
   /** @default false */
   color?: boolean;
-  /** @default process.env */
+  /** Read for `OTEL_SERVICE_NAME` only: view never exports anywhere. @default process.env */
   env?: NodeJS.ProcessEnv;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
@@ -24,8 +24,10 @@ const SHOWN_PROBLEMS = 5;
 /**
  * `tooltrace view FILE`: draws the waterfall of an OTLP JSON file (one request, or one per line
  * as the Collector's file exporter writes) or of an NDJSON event journal (tooltrace's or a Nexus
- * journal), which is replayed through the same subscriber the sidecar runs. Returns the exit
- * code; problems are named with their line number.
+ * journal), which is replayed through the same subscriber the sidecar runs, into the embedded
+ * receiver only (`OTEL_EXPORTER_OTLP_ENDPOINT` is ignored: looking at a file sends nothing; the
+ * sidecar's `--stdin` exports a journal). Returns the exit code; problems are named with their
+ * line number.
  */
 export async function runView(path: string, options: ViewOptions): Promise<number> {
   const env = options.env ?? process.env;
@@ -140,12 +142,12 @@ async function replayJournal(
   env: NodeJS.ProcessEnv,
   onSkipped: (problem: string) => void,
 ): Promise<ReceivedSpan[]> {
-  const sink = await startTraceSink(env, 'tooltrace-view');
+  const sink = await startTraceSink({ env, serviceName: 'tooltrace-view', exportElsewhere: false });
   const bus = new EventBus({ ringSize: 0 });
   // Ids made up for lines without event_id identify nothing: pair those calls by tool call id.
   const madeUp = new Set<string>();
   const tracing = traceToolCalls(bus, {
-    tracerProvider: sink.provider,
+    tracerProvider: sink.tracerProvider,
     idGenerator: sink.idGenerator,
     stableEventId: (event: BusEvent) => (madeUp.has(event.id) ? '' : event.id),
   });

@@ -1,3 +1,4 @@
+import type { TracerProvider } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -7,60 +8,114 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { DerivedIdGenerator } from '../otel/index.js';
 import { createTraceExporter, resolveExportConfig } from '../sidecar/index.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../testing/index.js';
+import { startOtlpReceiver, type ReceivedSpan } from '../testing/index.js';
+import { CountingExporter } from './counting-exporter.js';
+
+/** Options for {@link startTraceSink}. */
+export interface TraceSinkOptions {
+  /** Where `OTEL_*` variables are read from. */
+  env: NodeJS.ProcessEnv;
+  /** `service.name` unless `OTEL_SERVICE_NAME` says otherwise. */
+  serviceName: string;
+  /**
+   * Also export to `OTEL_EXPORTER_OTLP_ENDPOINT` (or the traces variant) when it is set.
+   * `tooltrace view` leaves it off: looking at a file should not send it anywhere.
+   */
+  exportElsewhere: boolean;
+}
+
+/** How the export beyond the embedded receiver went, from {@link TraceSink.close}. */
+export type ExternalExportOutcome =
+  | { status: 'none' }
+  | { status: 'success'; url: string; exported: number }
+  | { status: 'failure'; url: string; exported: number; failed: number; message: string };
 
 /** Where the demo and `tooltrace view` send spans, and where they read them back from. */
 export interface TraceSink {
-  readonly provider: BasicTracerProvider;
+  /**
+   * The provider to give `traceToolCalls`. It only hands out tracers: the subscriber's
+   * `shutdown()` would flush every processor and so wait for (and reject with) a slow or dead
+   * external endpoint before anything is drawn; {@link TraceSink.collect} flushes instead.
+   */
+  readonly tracerProvider: TracerProvider;
   /** Give it to `traceToolCalls` too: calls under one causal root then share one trace. */
   readonly idGenerator: DerivedIdGenerator;
   /** Where spans go besides the embedded receiver, for the banner. */
   readonly external: string | undefined;
   /** Flushes the SDK and waits until `count` spans reached the embedded receiver. */
   collect(count: number): Promise<ReceivedSpan[]>;
-  close(): Promise<void>;
+  /**
+   * Flushes the export elsewhere (which may take up to its OTLP timeout when nothing answers),
+   * shuts everything down and says how that export went. Never rejects.
+   */
+  close(): Promise<ExternalExportOutcome>;
 }
 
 /**
  * The real SDK and OTLP exporter, pointed at the in-process receiver from `tooltrace/testing`
  * (the embedded default: no collector needed), so what is drawn is what was really exported.
- * With `OTEL_EXPORTER_OTLP_ENDPOINT` (or the traces variant) set, spans go there as well.
+ * With `exportElsewhere` and `OTEL_EXPORTER_OTLP_ENDPOINT` (or the traces variant) set, spans go
+ * there as well; that export failing never stops the drawing — {@link TraceSink.close} reports it.
  */
-export async function startTraceSink(
-  env: NodeJS.ProcessEnv,
-  serviceName: string,
-): Promise<TraceSink> {
-  const receiver: OtlpReceiver = await startOtlpReceiver();
-  const processors: SpanProcessor[] = [
-    new BatchSpanProcessor(new OTLPTraceExporter({ url: receiver.tracesUrl }), {
-      scheduledDelayMillis: 50,
-    }),
-  ];
-  let external: string | undefined;
-  if ((env.OTEL_EXPORTER_OTLP_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? '') !== '') {
-    const config = resolveExportConfig({}, env);
-    external = config.tracesUrl;
-    processors.push(new BatchSpanProcessor(createTraceExporter(config)));
+export async function startTraceSink(options: TraceSinkOptions): Promise<TraceSink> {
+  const { env } = options;
+  // Resolved before anything listens: a bad OTEL_* setting throws with nothing left open.
+  const externalConfig =
+    options.exportElsewhere &&
+    (env.OTEL_EXPORTER_OTLP_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? '') !== ''
+      ? resolveExportConfig({}, env)
+      : undefined;
+  const receiver = await startOtlpReceiver();
+  const embedded = new BatchSpanProcessor(new OTLPTraceExporter({ url: receiver.tracesUrl }), {
+    scheduledDelayMillis: 50,
+  });
+  const processors: SpanProcessor[] = [embedded];
+  let externalExporter: CountingExporter | undefined;
+  let externalProcessor: SpanProcessor | undefined;
+  if (externalConfig !== undefined) {
+    externalExporter = new CountingExporter(createTraceExporter(externalConfig));
+    externalProcessor = new BatchSpanProcessor(externalExporter);
+    processors.push(externalProcessor);
   }
   const idGenerator = new DerivedIdGenerator();
   const provider = new BasicTracerProvider({
     idGenerator,
     resource: defaultResource().merge(
-      resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME ?? serviceName }),
+      resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME ?? options.serviceName }),
     ),
     spanProcessors: processors,
   });
+  let closing: Promise<ExternalExportOutcome> | undefined;
   return {
-    provider,
+    tracerProvider: { getTracer: (...tracer) => provider.getTracer(...tracer) },
     idGenerator,
-    external,
+    external: externalConfig?.tracesUrl,
     async collect(count) {
-      await provider.forceFlush();
+      // Only the embedded processor: a slow or dead external endpoint must not hold the drawing.
+      await embedded.forceFlush();
       return receiver.waitForSpans(count, 15_000);
     },
-    async close() {
-      await provider.shutdown();
-      await receiver.close();
+    close() {
+      closing ??= (async (): Promise<ExternalExportOutcome> => {
+        // Failures are counted by the exporter; the rejections only repeat them.
+        await externalProcessor?.forceFlush().catch(() => undefined);
+        await provider.shutdown().catch(() => undefined);
+        await receiver.close();
+        if (externalConfig === undefined || externalExporter === undefined) {
+          return { status: 'none' };
+        }
+        const { exported, failed, lastError } = externalExporter.stats();
+        return failed === 0
+          ? { status: 'success', url: externalConfig.tracesUrl, exported }
+          : {
+              status: 'failure',
+              url: externalConfig.tracesUrl,
+              exported,
+              failed,
+              message: lastError ?? 'unknown error',
+            };
+      })();
+      return closing;
     },
   };
 }
