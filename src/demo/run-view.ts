@@ -20,6 +20,9 @@ export interface ViewOptions {
 /** Largest OTLP JSON document read whole when it is not one request per line. */
 const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
 const SHOWN_PROBLEMS = 5;
+/** How many leading lines may be looked at to tell a journal from a file of neither kind. */
+const JOURNAL_PROBE_LINES = 10;
+const BYTE_ORDER_MARK = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /**
  * `tooltrace view FILE`: draws the waterfall of an OTLP JSON file (one request, or one per line
@@ -67,16 +70,20 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
   } else if (!parsesAsJson(first.text) && (await isOtlpDocument(path))) {
     // A pretty-printed OTLP JSON document spans many lines.
     try {
-      spans = decodeTraceRequest(await readFile(path), 'application/json');
+      spans = decodeTraceRequest(withoutByteOrderMark(await readFile(path)), 'application/json');
     } catch (error) {
       options.stderr.write(`tooltrace view: ${path}: ${(error as Error).message}\n`);
       return 2;
     }
   } else {
-    const firstDecoded = decodeEnvelope(first.text);
-    if (!firstDecoded.ok) {
+    // A journal cut mid-line (rotated, or copied while written) starts with a torn line: one
+    // event among the first few lines is enough to read it as a journal.
+    const probe = lines.filter((line) => line.text.trim() !== '').slice(0, JOURNAL_PROBE_LINES);
+    if (!probe.some((line) => decodeEnvelope(line.text).ok)) {
+      const firstDecoded = decodeEnvelope(first.text);
+      const why = firstDecoded.ok ? '' : firstDecoded.message;
       options.stderr.write(
-        `tooltrace view: ${path} is neither OTLP JSON nor an NDJSON event journal: line ${first.number}: ${firstDecoded.message}\n`,
+        `tooltrace view: ${path} is neither OTLP JSON nor an NDJSON event journal: line ${first.number}: ${why}\n`,
       );
       return 2;
     }
@@ -104,7 +111,8 @@ async function readLines(path: string): Promise<NumberedLine[]> {
     maxLineBytes: MAX_DOCUMENT_BYTES,
     onLine: (line) => {
       number += 1;
-      lines.push({ number, text: Buffer.from(line).toString('utf8') });
+      const bytes = number === 1 ? withoutByteOrderMark(Buffer.from(line)) : Buffer.from(line);
+      lines.push({ number, text: bytes.toString('utf8') });
     },
   });
   for await (const chunk of createReadStream(path)) splitter.push(chunk as Buffer);
@@ -133,7 +141,12 @@ function looksLikeOtlp(text: string): boolean {
 async function isOtlpDocument(path: string): Promise<boolean> {
   const info = await stat(path);
   if (info.size > MAX_DOCUMENT_BYTES) return false;
-  return looksLikeOtlp(await readFile(path, 'utf8'));
+  return looksLikeOtlp(withoutByteOrderMark(await readFile(path)).toString('utf8'));
+}
+
+/** Editors on Windows start UTF-8 files with a byte order mark, which `JSON.parse` refuses. */
+function withoutByteOrderMark(bytes: Buffer): Buffer {
+  return bytes.subarray(0, 3).equals(BYTE_ORDER_MARK) ? bytes.subarray(3) : bytes;
 }
 
 /** Replays journal lines onto a bus traced by `traceToolCalls`, exported through the real SDK. */
