@@ -31,7 +31,9 @@ export function encodeOtlpJson(spans: readonly ReceivedSpan[]): string {
         spans: scopeSpans.map((span) => ({
           traceId: span.traceId,
           spanId: span.spanId,
+          ...(span.traceState === '' ? {} : { traceState: span.traceState }),
           ...(span.parentSpanId === '' ? {} : { parentSpanId: span.parentSpanId }),
+          ...(span.flags === 0 ? {} : { flags: span.flags }),
           name: span.name,
           kind: span.kind,
           startTimeUnixNano: span.startTimeUnixNano.toString(),
@@ -50,6 +52,7 @@ export function encodeOtlpJson(spans: readonly ReceivedSpan[]): string {
           status: { code: span.status.code, message: span.status.message },
           droppedAttributesCount: span.droppedAttributesCount,
           droppedEventsCount: span.droppedEventsCount,
+          droppedLinksCount: span.droppedLinksCount,
         })),
       })),
     })),
@@ -66,7 +69,10 @@ function anyValue(value: unknown): unknown {
   if (typeof value === 'boolean') return { boolValue: value };
   if (typeof value === 'bigint') return { intValue: value.toString() };
   if (typeof value === 'number') {
-    return Number.isInteger(value) ? { intValue: String(value) } : { doubleValue: value };
+    // Beyond 2^53 a number is a double that happens to be whole (1e21 prints as "1e+21").
+    if (Number.isSafeInteger(value)) return { intValue: String(value) };
+    // JSON has no NaN or Infinity; the protobuf JSON mapping spells them as strings.
+    return { doubleValue: Number.isFinite(value) ? value : String(value) };
   }
   if (value instanceof Uint8Array) return { bytesValue: Buffer.from(value).toString('base64') };
   if (Array.isArray(value)) return { arrayValue: { values: value.map(anyValue) } };
