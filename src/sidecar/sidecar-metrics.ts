@@ -1,3 +1,5 @@
+import { REJECT_REASONS } from '../wire/index.js';
+
 /** Upper bounds, in seconds, of the export latency histogram buckets. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -14,8 +16,10 @@ export interface SidecarGauges {
  */
 export class SidecarMetrics {
   readonly #received = new Map<string, number>();
-  readonly #rejected = new Map<string, number>();
+  /** Every known reason from the start, so each series exists before its first rejection. */
+  readonly #rejected = new Map<string, number>(REJECT_REASONS.map((reason) => [reason, 0]));
   #spansExported = 0;
+  #spansRefused = 0;
   #exportFailures = 0;
   #spansInFailedExports = 0;
   readonly #latencyBuckets = new Array<number>(LATENCY_BUCKETS.length).fill(0);
@@ -55,19 +59,26 @@ export class SidecarMetrics {
     this.#spansInFailedExports += spans;
   }
 
-  /** Totals, for logs and tests. */
+  /** Counts spans the endpoint refused for good (a malformed or oversized span, alone). */
+  refused(spans: number): void {
+    this.#spansRefused += spans;
+  }
+
+  /** Totals, for logs and tests; rejection reasons only once they happened. */
   snapshot(): {
     received: number;
     rejected: Record<string, number>;
     spansExported: number;
+    spansRefused: number;
     exportFailures: number;
   } {
     let received = 0;
     for (const count of this.#received.values()) received += count;
     return {
       received,
-      rejected: Object.fromEntries(this.#rejected),
+      rejected: Object.fromEntries([...this.#rejected].filter(([, count]) => count > 0)),
       spansExported: this.#spansExported,
+      spansRefused: this.#spansRefused,
       exportFailures: this.#exportFailures,
     };
   }
@@ -92,6 +103,8 @@ export class SidecarMetrics {
     lines.push(`tooltrace_span_exports_failed_total ${this.#exportFailures}`);
     family('tooltrace_spans_export_retried_total', 'counter', 'Spans in failed attempts.');
     lines.push(`tooltrace_spans_export_retried_total ${this.#spansInFailedExports}`);
+    family('tooltrace_spans_refused_total', 'counter', 'Spans the endpoint refused for good.');
+    lines.push(`tooltrace_spans_refused_total ${this.#spansRefused}`);
     const gauges = this.#gauges;
     family('tooltrace_open_spans', 'gauge', 'Tool calls started and not yet ended.');
     lines.push(`tooltrace_open_spans ${gauges?.openSpans() ?? 0}`);
