@@ -1,4 +1,4 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { open, readFile, rename } from 'node:fs/promises';
 
 /** What a checkpoint records: which file (by path and inode) and how far it was safely read. */
 export interface Checkpoint {
@@ -10,8 +10,9 @@ export interface Checkpoint {
 }
 
 /**
- * Reads and writes a checkpoint file. Writes go to a temporary file that is renamed over the old
- * one, so a crash mid-write leaves the previous checkpoint intact.
+ * Reads and writes a checkpoint file. A write goes to a temporary file that is synced and then
+ * renamed over the old one, so a crash — even of the machine — leaves either the previous
+ * checkpoint or the new one, never a torn file.
  */
 export class CheckpointFile {
   readonly #path: string;
@@ -19,6 +20,11 @@ export class CheckpointFile {
 
   constructor(path: string) {
     this.#path = path;
+  }
+
+  /** Where the checkpoint is stored. */
+  get path(): string {
+    return this.#path;
   }
 
   /** The stored checkpoint, or `undefined` when there is none or it is unreadable. */
@@ -52,7 +58,13 @@ export class CheckpointFile {
     const text = `${JSON.stringify(checkpoint)}\n`;
     if (text === this.#last) return;
     const temporary = `${this.#path}.tmp`;
-    await writeFile(temporary, text);
+    const handle = await open(temporary, 'w');
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(temporary, this.#path);
     this.#last = text;
   }

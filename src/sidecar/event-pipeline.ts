@@ -1,9 +1,10 @@
 import { ROOT_CONTEXT, trace, TraceFlags, type Context } from '@opentelemetry/api';
-import { newEventId, type BusEvent, type EventBus } from '../bus/index.js';
+import { newEventId, type BusEvent, type EventBus, type EventInit } from '../bus/index.js';
+import { ATTR_END_REASON } from '../otel/index.js';
 import { TOOL_INVOKE } from '../events/index.js';
-import { decodeEnvelope, LineSplitter } from '../wire/index.js';
+import { decodeEnvelope, LineSplitter, type DecodeOptions } from '../wire/index.js';
+import type { CheckpointTracker } from './checkpoint-tracker.js';
 import type { IntakeOutcome } from './http-intake.js';
-import type { OffsetPins } from './offset-pins.js';
 import type { SidecarMetrics } from './sidecar-metrics.js';
 
 /** Options for {@link EventPipeline}. */
@@ -12,52 +13,55 @@ export interface EventPipelineOptions {
   metrics: SidecarMetrics;
   maxLineBytes: number;
   /**
-   * How many recent events are remembered for checkpoint bookkeeping and synthetic ids.
+   * How many made-up event ids and `traceparent`s are remembered.
    * @default 100000
    */
   maxRemembered?: number;
 }
 
-/** What one source feeds: a splitter bound to it, and where its checkpoint pins go. */
+/** What one source feeds: a splitter bound to it, and the checkpoint tracker of a file. */
 export interface LineSource {
   /** Feeds the next raw bytes of the stream. */
   push(chunk: Uint8Array): void;
   /** Delivers a final line without newline. */
   end(): void;
-  /** Stream position just past the last complete line handled. */
-  readonly lineEnd: number;
 }
 
-/** Per-event bookkeeping for the checkpoint: the offset of the line that began its causal chain. */
-interface Remembered {
-  rootOffset: number;
+/** The line being replayed, while its spans start. */
+interface Dispatch {
+  tracker: CheckpointTracker;
+  root: number;
 }
 
 /**
  * Turns NDJSON lines into events on the sidecar's own bus: decode (every rejection counted by
- * reason), replay with `emitEvent`, and — for a followed file — record which byte offset each
- * tool call depends on, so the checkpoint never passes a call whose span was not exported.
- * A call depends on the line that began its causal chain (its root event), because after a
- * restart the subscriber needs that line again to give the call the same trace.
+ * reason), replay with `emitEvent`, and — for a followed file — tell its
+ * {@link CheckpointTracker} which line each span depends on. A span starts synchronously while
+ * the line that caused it is being replayed, so {@link spanStarted} pins it at that line's root;
+ * {@link spanExported} releases it.
  */
 export class EventPipeline {
   readonly #bus: EventBus;
   readonly #metrics: SidecarMetrics;
+  readonly #decodeOptions: DecodeOptions;
   readonly #maxLineBytes: number;
   readonly #maxRemembered: number;
-  /** Events recently replayed from a file, for the causal walk of the checkpoint. */
-  #remembered = new Map<string, Remembered>();
-  #previousRemembered = new Map<string, Remembered>();
   /** Ids the sidecar made up for lines without `event_id`: they identify nothing across replays. */
   #synthetic = new Set<string>();
   #previousSynthetic = new Set<string>();
   /** Parents from envelope `traceparent`s, by invoke event id, taken once. */
   readonly #traceparents = new Map<string, Context>();
+  #dispatch: Dispatch | undefined;
+  /** Where spans started outside any line are pinned: the checkpointed file, if any. */
+  #fallbackTracker: CheckpointTracker | undefined;
+  /** Which tracker holds each pinned span. */
+  readonly #pinnedBy = new WeakMap<object, CheckpointTracker>();
 
   constructor(options: EventPipelineOptions) {
     this.#bus = options.bus;
     this.#metrics = options.metrics;
     this.#maxLineBytes = options.maxLineBytes;
+    this.#decodeOptions = { maxLineBytes: options.maxLineBytes };
     this.#maxRemembered = options.maxRemembered ?? 100_000;
   }
 
@@ -75,32 +79,54 @@ export class EventPipeline {
     return context;
   };
 
+  /** Pins a span that just started to the line being replayed (see {@link CheckpointTracker}). */
+  spanStarted(span: object): void {
+    const dispatch = this.#dispatch;
+    const tracker = dispatch?.tracker ?? this.#fallbackTracker;
+    if (tracker === undefined) return;
+    if (dispatch !== undefined) tracker.pin(span, dispatch.root);
+    else tracker.pinHere(span);
+    this.#pinnedBy.set(span, tracker);
+  }
+
   /**
-   * A line source for `name` (`stdin`, `http`, `file`). With `pins`, every tool call read from
-   * it pins the offset its causal chain started at until its span is exported.
+   * Releases the pin of an exported span. A span ended by shutdown keeps it: the call is not
+   * over, and a restart must read it again to export it whole.
    */
-  source(name: string, options: { startOffset?: number; pins?: OffsetPins } = {}): LineSource {
-    const pins = options.pins;
-    let lineStart = options.startOffset ?? 0;
+  spanExported(span: { attributes: Record<string, unknown> }): void {
+    const tracker = this.#pinnedBy.get(span);
+    if (tracker === undefined || span.attributes[ATTR_END_REASON] === 'shutdown') return;
+    tracker.unpin(span);
+    this.#pinnedBy.delete(span);
+  }
+
+  /** Sets the tracker that spans started outside any line (held events released later) pin. */
+  setFallbackTracker(tracker: CheckpointTracker | undefined): void {
+    this.#fallbackTracker = tracker;
+  }
+
+  /**
+   * A line source for `name` (`stdin`, `file`). With a `tracker`, every line reports its root
+   * and end to it, and the spans it starts are pinned there; the splitter's offsets start at
+   * the tracker's.
+   */
+  source(name: string, tracker?: CheckpointTracker): LineSource {
+    let lineStart = tracker?.lineEnd ?? 0;
     const splitter = new LineSplitter({
       maxLineBytes: this.#maxLineBytes,
-      startOffset: options.startOffset ?? 0,
+      startOffset: lineStart,
       onLine: (line, endOffset) => {
-        this.ingest(line, name, pins === undefined ? undefined : { pins, offset: lineStart });
+        const result = this.#ingest(line, name, tracker, lineStart, endOffset);
+        if (result !== true) this.#metrics.rejected(result);
         lineStart = endOffset;
       },
       onOversizedLine: (_length, endOffset) => {
         this.#metrics.rejected('too_large');
+        tracker?.lineDone(lineStart, endOffset);
         lineStart = endOffset;
       },
     });
-    return {
-      push: (chunk) => splitter.push(chunk),
-      end: () => splitter.end(),
-      get lineEnd() {
-        return lineStart;
-      },
-    };
+    return { push: (chunk) => splitter.push(chunk), end: () => splitter.end() };
   }
 
   /** Decodes and replays a whole NDJSON body (one HTTP request); returns what became of it. */
@@ -114,7 +140,7 @@ export class EventPipeline {
     const splitter = new LineSplitter({
       maxLineBytes: this.#maxLineBytes,
       onLine: (line) => {
-        const result = this.#ingest(line, sourceName, undefined);
+        const result = this.#ingest(line, sourceName, undefined, 0, 0);
         if (result === true) accepted += 1;
         else count(result);
       },
@@ -125,71 +151,58 @@ export class EventPipeline {
     return { accepted, rejected };
   }
 
-  /** Decodes and replays one line; returns whether it was accepted. */
-  ingest(
-    line: Uint8Array | string,
-    sourceName: string,
-    position?: { pins: OffsetPins; offset: number },
-  ): boolean {
-    const result = this.#ingest(line, sourceName, position);
-    if (result === true) return true;
-    this.#metrics.rejected(result);
-    return false;
-  }
-
   /** Decodes and replays one line: `true`, or the reason it was rejected (not yet counted). */
   #ingest(
-    line: Uint8Array | string,
+    line: Uint8Array,
     sourceName: string,
-    position: { pins: OffsetPins; offset: number } | undefined,
+    tracker: CheckpointTracker | undefined,
+    lineStart: number,
+    lineEnd: number,
   ): true | string {
-    const result = decodeEnvelope(line, { maxLineBytes: this.#maxLineBytes });
-    if (!result.ok) return result.reason;
-    this.#metrics.received(sourceName);
+    const result = decodeEnvelope(line, this.#decodeOptions);
+    if (!result.ok) {
+      tracker?.lineDone(lineStart, lineEnd);
+      return result.reason;
+    }
     const init = result.event;
     if (!result.hasEventId) {
       init.id = newEventId();
-      this.#remember(this.#synthetic, init.id);
+      this.#rememberSynthetic(init.id);
     }
     if (result.traceparent !== undefined && init.type === TOOL_INVOKE) {
       const context = contextFromTraceparent(result.traceparent);
       if (context !== undefined) {
-        init.id ??= newEventId();
-        this.#traceparents.set(init.id, context);
+        this.#traceparents.set(init.id!, context);
         if (this.#traceparents.size > this.#maxRemembered) {
           this.#traceparents.delete(this.#traceparents.keys().next().value!);
         }
       }
     }
-    let event: BusEvent;
+    if (tracker === undefined) return this.#emit(init, sourceName);
+    const root = tracker.rootOf(lineStart, init, result.hasEventId ? init.id! : '');
+    this.#dispatch = { tracker, root };
     try {
-      event = this.#bus.emitEvent(init);
+      return this.#emit(init, sourceName);
+    } finally {
+      this.#dispatch = undefined;
+      tracker.lineDone(root, lineEnd);
+    }
+  }
+
+  #emit(init: EventInit, sourceName: string): true | string {
+    try {
+      this.#bus.emitEvent(init);
+      this.#metrics.received(sourceName);
+      return true;
     } catch {
       // The decoder checked every field the bus checks; this is a safety net, not a path.
       return 'wrong_type';
     }
-    if (position !== undefined) this.#track(event, position.pins, position.offset);
-    return true;
   }
 
-  #track(event: BusEvent, pins: OffsetPins, offset: number): void {
-    const parentId = event.causation.parentId;
-    const parent =
-      parentId === ''
-        ? undefined
-        : (this.#remembered.get(parentId) ?? this.#previousRemembered.get(parentId));
-    const rootOffset = parent?.rootOffset ?? offset;
-    this.#remembered.set(event.id, { rootOffset });
-    if (this.#remembered.size >= this.#maxRemembered) {
-      this.#previousRemembered = this.#remembered;
-      this.#remembered = new Map();
-    }
-    if (event.type === TOOL_INVOKE) pins.pin(event.id, rootOffset);
-  }
-
-  #remember(set: Set<string>, id: string): void {
-    set.add(id);
-    if (set.size >= this.#maxRemembered) {
+  #rememberSynthetic(id: string): void {
+    this.#synthetic.add(id);
+    if (this.#synthetic.size >= this.#maxRemembered) {
       this.#previousSynthetic = this.#synthetic;
       this.#synthetic = new Set();
     }

@@ -55,6 +55,7 @@ export class HttpIntake {
   readonly #tokenDigest: Buffer | undefined;
   readonly #maxBodyBytes: number;
   #closed: Promise<void> | undefined;
+  #ingesting = true;
 
   private constructor(server: Server, options: HttpIntakeOptions) {
     this.#server = server;
@@ -92,13 +93,29 @@ export class HttpIntake {
     return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   }
 
-  /** Stops accepting connections and waits for open requests to finish. Safe to call twice. */
-  close(): Promise<void> {
+  /**
+   * Stops accepting connections and waits for open requests to finish; connections still open
+   * after `graceMs` (a client keeping a busy keep-alive connection) are cut. Safe to call twice.
+   */
+  close(graceMs = 1000): Promise<void> {
     this.#closed ??= new Promise<void>((resolve) => {
-      this.#server.close(() => resolve());
+      const timer = setTimeout(() => this.#server.closeAllConnections(), graceMs);
+      timer.unref();
+      this.#server.close(() => {
+        clearTimeout(timer);
+        resolve();
+      });
       this.#server.closeIdleConnections();
     });
     return this.#closed;
+  }
+
+  /**
+   * From now on, bodies still arriving are answered 503 with `Retry-After` instead of being
+   * replayed: the tracer is shutting down, and a forwarder will send them to the next sidecar.
+   */
+  stopIngesting(): void {
+    this.#ingesting = false;
   }
 
   #handle(request: IncomingMessage, response: ServerResponse): void {
@@ -187,6 +204,11 @@ export class HttpIntake {
   }
 
   #answer(response: ServerResponse, body: Buffer): void {
+    if (!this.#ingesting) {
+      response.setHeader('Retry-After', String(this.#options.retryAfterSeconds ?? 1));
+      send(response, 503, 'application/json', json({ error: 'the sidecar is shutting down' }));
+      return;
+    }
     let outcome: IntakeOutcome;
     try {
       outcome = this.#options.ingest(body);
@@ -204,12 +226,6 @@ export class HttpIntake {
     if (match === null) return false;
     return timingSafeEqual(digest(match[1]!), this.#tokenDigest);
   }
-}
-
-/** Whether `host` only accepts connections from this machine. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '');
-  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
 }
 
 function digest(text: string): Buffer {

@@ -16,7 +16,8 @@ export {
   resolveExportConfig,
 } from './export-config.js';
 export type { ExportConfig, ExportOverrides, OtlpProtocol } from './export-config.js';
-export { isLoopbackHost } from './http-intake.js';
+export { isLoopbackHost, parseListenAddress } from './listen-address.js';
+export type { ListenAddress } from './listen-address.js';
 export {
   decodeEnvelope,
   encodeEnvelope,

@@ -1,25 +1,41 @@
+/** One pin in the heap; stale once the key was unpinned or pinned anew. */
+interface Pin {
+  readonly key: object;
+  readonly offset: number;
+}
+
+/** Stale heap entries tolerated beyond the live pins before the heap is rebuilt. */
+const COMPACT_SLACK = 1024;
+
 /**
- * Tracks which input offsets must not be passed by a checkpoint. A tool call pins the offset of
- * the earliest line it depends on when its invoke is read and unpins it once its span was
- * exported; the safe checkpoint is the lowest pinned offset, or the read offset when nothing is
- * pinned. Offsets are pinned in increasing order (lines are read front to back), so a queue with
- * lazy removal gives the minimum in amortised constant time.
+ * Offsets a checkpoint must not pass, each held by a key (a span) until it is released. Pins do
+ * not arrive in increasing order — a call pins the offset of the line its causal chain began at,
+ * which may lie far behind lines read since — so the lowest one is kept in a binary min-heap with
+ * lazy removal: `pin` and `lowest` cost O(log n), `unpin` O(1), and the heap is rebuilt from the
+ * live pins when stale entries pile up behind a long-held one.
  */
 export class OffsetPins {
-  readonly #queue: { key: string; offset: number }[] = [];
-  #head = 0;
-  readonly #pinned = new Map<string, number>();
+  readonly #pinned = new Map<object, Pin>();
+  #heap: Pin[] = [];
 
-  /** Pins `offset` under `key`. A key pinned twice keeps its first offset. */
-  pin(key: string, offset: number): void {
-    if (this.#pinned.has(key)) return;
-    this.#pinned.set(key, offset);
-    this.#queue.push({ key, offset });
+  /** Pins `offset` under `key`. A key pinned twice keeps its lower offset. */
+  pin(key: object, offset: number): void {
+    const current = this.#pinned.get(key);
+    if (current !== undefined && current.offset <= offset) return;
+    const entry = { key, offset };
+    this.#pinned.set(key, entry);
+    this.#push(entry);
+    if (this.#heap.length > 2 * this.#pinned.size + COMPACT_SLACK) this.#rebuild();
   }
 
   /** Releases the pin under `key`, if any. */
-  unpin(key: string): void {
+  unpin(key: object): void {
     this.#pinned.delete(key);
+  }
+
+  /** Whether `key` holds a pin. */
+  has(key: object): boolean {
+    return this.#pinned.has(key);
   }
 
   /** How many pins are held. */
@@ -29,20 +45,53 @@ export class OffsetPins {
 
   /** The lowest pinned offset, or `undefined` when nothing is pinned. */
   lowest(): number | undefined {
-    while (this.#head < this.#queue.length) {
-      const entry = this.#queue[this.#head]!;
-      if (this.#pinned.get(entry.key) === entry.offset) return entry.offset;
-      this.#head += 1;
+    const heap = this.#heap;
+    while (heap.length > 0) {
+      const top = heap[0]!;
+      if (this.#pinned.get(top.key) === top) return top.offset;
+      this.#pop();
     }
-    this.#queue.length = 0;
-    this.#head = 0;
     return undefined;
   }
 
-  /** Drops every pin (a file was truncated or rotated away). */
+  /** Drops every pin. */
   clear(): void {
     this.#pinned.clear();
-    this.#queue.length = 0;
-    this.#head = 0;
+    this.#heap = [];
+  }
+
+  #push(entry: Pin): void {
+    const heap = this.#heap;
+    let index = heap.length;
+    heap.push(entry);
+    while (index > 0) {
+      const parent = (index - 1) >> 1;
+      if (heap[parent]!.offset <= entry.offset) break;
+      heap[index] = heap[parent]!;
+      index = parent;
+    }
+    heap[index] = entry;
+  }
+
+  #pop(): void {
+    const heap = this.#heap;
+    const last = heap.pop()!;
+    if (heap.length === 0) return;
+    let index = 0;
+    for (;;) {
+      const left = 2 * index + 1;
+      if (left >= heap.length) break;
+      const right = left + 1;
+      const child = right < heap.length && heap[right]!.offset < heap[left]!.offset ? right : left;
+      if (heap[child]!.offset >= last.offset) break;
+      heap[index] = heap[child]!;
+      index = child;
+    }
+    heap[index] = last;
+  }
+
+  #rebuild(): void {
+    this.#heap = [];
+    for (const entry of this.#pinned.values()) this.#push(entry);
   }
 }

@@ -1,0 +1,136 @@
+import { CheckpointFile } from './checkpoint-file.js';
+import { CheckpointTracker } from './checkpoint-tracker.js';
+import type { EventPipeline, LineSource } from './event-pipeline.js';
+import { FileTailer, type TailOpenReason } from './file-tailer.js';
+
+/** Options for {@link FollowedFile.open}. */
+export interface FollowedFileOptions {
+  path: string;
+  pipeline: EventPipeline;
+  /** Where to record (and resume from) how far the file was safely exported. */
+  checkpointPath?: string;
+  /** @default 1000 */
+  checkpointIntervalMs?: number;
+  /** @default 250 */
+  pollIntervalMs?: number;
+  /** While true, reading waits. */
+  isPaused: () => boolean;
+  /** Events the tracer holds for a missing invoke: while any, the checkpoint does not advance. */
+  heldEvents: () => number;
+  log: (line: string) => void;
+}
+
+/**
+ * One `--file`: a {@link FileTailer} feeding a line source of the pipeline, and — with a
+ * checkpoint — a {@link CheckpointTracker} per file generation (a rotated or truncated file starts
+ * a new one at offset 0) whose safe offset is written to the checkpoint file every second and on
+ * stop.
+ */
+export class FollowedFile {
+  readonly #options: FollowedFileOptions;
+  readonly #checkpointFile: CheckpointFile | undefined;
+  readonly #tailer: FileTailer;
+  #source: LineSource | undefined;
+  #tracker: CheckpointTracker | undefined;
+  #inode = -1;
+  #timer: NodeJS.Timeout | undefined;
+  #saving: Promise<void> = Promise.resolve();
+
+  private constructor(
+    options: FollowedFileOptions,
+    checkpointFile: CheckpointFile | undefined,
+    start: { inode: number; offset: number } | undefined,
+  ) {
+    this.#options = options;
+    this.#checkpointFile = checkpointFile;
+    this.#tailer = new FileTailer({
+      path: options.path,
+      ...(start === undefined ? {} : { startInode: start.inode, startOffset: start.offset }),
+      ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+      onOpen: (reason, inode, offset) => this.#opened(reason, inode, offset),
+      onData: (chunk) => this.#source?.push(chunk),
+      isPaused: options.isPaused,
+      onError: (error) =>
+        options.log(`tooltrace sidecar: cannot read ${options.path}: ${String(error)}`),
+    });
+  }
+
+  /** Reads the checkpoint (when there is one) and prepares to follow `options.path`. */
+  static async open(options: FollowedFileOptions): Promise<FollowedFile> {
+    if (options.checkpointPath === undefined)
+      return new FollowedFile(options, undefined, undefined);
+    const checkpointFile = new CheckpointFile(options.checkpointPath);
+    const saved = await checkpointFile.read();
+    const start =
+      saved !== undefined && saved.path === options.path
+        ? { inode: saved.inode, offset: saved.offset }
+        : undefined;
+    return new FollowedFile(options, checkpointFile, start);
+  }
+
+  /** Spans holding the checkpoint back. */
+  get pinnedSpans(): number {
+    return this.#tracker?.pinnedSpans ?? 0;
+  }
+
+  start(): void {
+    this.#tailer.start();
+    if (this.#checkpointFile !== undefined) {
+      this.#timer = setInterval(
+        () => void this.saveCheckpoint(),
+        this.#options.checkpointIntervalMs ?? 1000,
+      );
+      this.#timer.unref();
+    }
+  }
+
+  /** Reads on at once (the export queue drained). */
+  poke(): void {
+    this.#tailer.poke();
+  }
+
+  /** Stops reading. The checkpoint is saved separately, once the last spans were exported. */
+  async stop(): Promise<void> {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#tailer.stop();
+  }
+
+  /** Writes the safe offset to the checkpoint file; logs (never throws) when it cannot. */
+  saveCheckpoint(): Promise<void> {
+    const tracker = this.#tracker;
+    const file = this.#checkpointFile;
+    if (tracker === undefined || file === undefined || this.#inode === -1) return this.#saving;
+    const offset = tracker.checkpoint(this.#options.heldEvents() > 0);
+    const checkpoint = { path: this.#options.path, inode: this.#inode, offset };
+    // One write at a time, in order: a slow disk must not let an older offset land last.
+    this.#saving = this.#saving
+      .then(() => file.write(checkpoint))
+      .catch((error: unknown) =>
+        this.#options.log(
+          `tooltrace sidecar: cannot write checkpoint ${file.path}: ${String(error)}`,
+        ),
+      );
+    return this.#saving;
+  }
+
+  #opened(reason: TailOpenReason, inode: number, offset: number): void {
+    const { path, log, pipeline } = this.#options;
+    if (reason === 'rotated') {
+      // The old file was read to its end: its last line needs no newline to count.
+      this.#source?.end();
+      log(`tooltrace sidecar: ${path} was rotated; reading the new file from the start`);
+    } else if (reason === 'truncated') {
+      log(`tooltrace sidecar: ${path} was truncated; reading it from the start`);
+    } else if (reason === 'resumed') {
+      log(`tooltrace sidecar: resuming ${path} at byte ${offset}`);
+    }
+    this.#inode = inode;
+    if (this.#checkpointFile !== undefined) {
+      // Spans of the previous generation still release their pins into the old tracker.
+      this.#tracker = new CheckpointTracker(offset);
+      pipeline.setFallbackTracker(this.#tracker);
+    }
+    this.#source = pipeline.source('file', this.#tracker);
+  }
+}

@@ -1,0 +1,96 @@
+import { ConfigurationError } from '../errors/index.js';
+import { parseKeyValueList, resolveExportConfig, type ExportConfig } from './export-config.js';
+import { isLoopbackHost, parseListenAddress, type ListenAddress } from './listen-address.js';
+import type { SidecarOptions } from './sidecar-options.js';
+
+/** {@link SidecarOptions} with every default applied and every setting checked, once. */
+export interface SidecarSettings {
+  stdin: boolean;
+  files: string[];
+  checkpoint: string | undefined;
+  listen: ListenAddress[];
+  token: string | undefined;
+  exportConfig: ExportConfig;
+  serviceName: string;
+  resourceAttributes: Record<string, string>;
+  shutdownTimeoutMs: number;
+  maxQueueSpans: number;
+  maxLineBytes: number;
+  statusIntervalMs: number;
+  checkpointIntervalMs: number;
+}
+
+const DEFAULT_SERVICE_NAME = 'tooltrace-sidecar';
+
+/**
+ * Resolves and checks the sidecar's settings before anything starts: at least one source, a
+ * checkpoint only with exactly one file, a token for every listen address other than loopback,
+ * and the OTLP export configuration from flags over the standard variables. Throws a
+ * {@link ConfigurationError} naming the setting.
+ */
+export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings {
+  const env = options.env ?? process.env;
+  const files = options.files ?? [];
+  const listen = (options.listen ?? []).map(parseListenAddress);
+  const stdin = options.stdin === true;
+  if (!stdin && files.length === 0 && listen.length === 0) {
+    throw new ConfigurationError(
+      'give at least one source: --stdin, --file PATH or --listen HOST:PORT',
+      { setting: 'sources' },
+    );
+  }
+  if (options.checkpoint !== undefined && files.length !== 1) {
+    throw new ConfigurationError(
+      '--checkpoint needs exactly one --file to record the position of',
+      {
+        setting: '--checkpoint',
+      },
+    );
+  }
+  const token = nonEmpty(options.token) ?? nonEmpty(env.TOOLTRACE_TOKEN);
+  for (const address of listen) {
+    if (token === undefined && !isLoopbackHost(address.host)) {
+      throw new ConfigurationError(
+        `--listen ${address.host}:${address.port} is reachable from other machines: set a bearer token with --token or TOOLTRACE_TOKEN`,
+        { setting: '--token' },
+      );
+    }
+  }
+  const exportConfig = resolveExportConfig(
+    {
+      ...(options.otlpEndpoint === undefined ? {} : { endpoint: options.otlpEndpoint }),
+      ...(options.otlpProtocol === undefined ? {} : { protocol: options.otlpProtocol }),
+      ...(options.otlpHeaders === undefined ? {} : { headers: options.otlpHeaders }),
+      ...(options.otlpCompression === undefined ? {} : { compression: options.otlpCompression }),
+    },
+    env,
+  );
+  const resourceAttributes = parseKeyValueList(
+    env.OTEL_RESOURCE_ATTRIBUTES,
+    'OTEL_RESOURCE_ATTRIBUTES',
+  );
+  const serviceName =
+    nonEmpty(options.serviceName) ??
+    nonEmpty(env.OTEL_SERVICE_NAME) ??
+    resourceAttributes['service.name'] ??
+    DEFAULT_SERVICE_NAME;
+  return {
+    stdin,
+    files,
+    checkpoint: options.checkpoint,
+    listen,
+    token,
+    exportConfig,
+    serviceName,
+    resourceAttributes: { ...resourceAttributes, 'service.name': serviceName },
+    shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
+    maxQueueSpans: options.maxQueueSpans ?? 50_000,
+    maxLineBytes: options.maxLineBytes ?? 1024 * 1024,
+    statusIntervalMs: options.statusIntervalMs ?? 10_000,
+    checkpointIntervalMs: options.checkpointIntervalMs ?? 1000,
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
