@@ -54,9 +54,11 @@ export function renderWaterfall(
     );
     const total = end - start;
     const rows: { label: string; rest: string; bar: string }[] = [];
+    let drawn = 0;
     const visit = (node: SpanNode, prefix: string, last: boolean, depth: number): void => {
       const connector = depth === 0 ? '' : last ? '└─ ' : '├─ ';
       const span = node.span;
+      drawn += 1;
       rows.push({
         label: `${prefix}${connector}${span.name}`,
         bar: drawBar(span, start, total, barWidth),
@@ -72,7 +74,7 @@ export function renderWaterfall(
     blocks.push(
       [
         colors.bold(
-          `trace ${traceSpans[0]!.traceId}  ${traceSpans.length} span${traceSpans.length === 1 ? '' : 's'}  ${formatDuration(total)}`,
+          `trace ${traceSpans[0]!.traceId}  ${drawn} span${drawn === 1 ? '' : 's'}  ${formatDuration(total)}`,
         ),
         ...rows.map(
           (row) => `  ${row.label.padEnd(labelWidth)}  ${colors.cyan(row.bar)}  ${row.rest}`,
@@ -83,14 +85,36 @@ export function renderWaterfall(
   return `${blocks.join('\n\n')}\n`;
 }
 
+/**
+ * The spans of one trace as trees. A span whose parent is missing is a root; a span id seen
+ * twice (an export retried, a file concatenated with itself) is drawn once; spans whose parent
+ * links form a cycle, which no tracer writes but a hand-edited file may hold, are drawn as roots
+ * rather than left out.
+ */
 function buildTree(spans: readonly ReceivedSpan[]): SpanNode[] {
   const nodes = new Map<string, SpanNode>();
-  for (const span of spans) nodes.set(span.spanId, { span, children: [] });
+  for (const span of spans) {
+    if (!nodes.has(span.spanId)) nodes.set(span.spanId, { span, children: [] });
+  }
   const roots: SpanNode[] = [];
   for (const node of nodes.values()) {
     const parent = nodes.get(node.span.parentSpanId);
     if (parent === undefined || parent === node) roots.push(node);
     else parent.children.push(node);
+  }
+  const reached = new Set<SpanNode>();
+  const reach = (node: SpanNode): void => {
+    reached.add(node);
+    node.children.forEach(reach);
+  };
+  roots.forEach(reach);
+  for (const node of nodes.values()) {
+    if (reached.has(node)) continue;
+    // In a cycle: cut it here, keeping the rest of the cycle as this node's descendants.
+    const parent = nodes.get(node.span.parentSpanId)!;
+    parent.children.splice(parent.children.indexOf(node), 1);
+    roots.push(node);
+    reach(node);
   }
   const byStart = (left: SpanNode, right: SpanNode): number =>
     compareBigint(left.span.startTimeUnixNano, right.span.startTimeUnixNano);
@@ -140,7 +164,8 @@ function describe(span: ReceivedSpan, colors: ReturnType<typeof createColors>): 
   if (span.events.length > 0) summary.push(`${span.events.length} span events`);
   if (summary.length > 0) parts.push(colors.dim(summary.join(', ')));
   if (span.status.code === STATUS_ERROR && span.status.message !== '') {
-    parts.push(colors.red(`"${span.status.message}"`));
+    // One row per span: a multi-line message (a stack trace) is folded onto it.
+    parts.push(colors.red(`"${span.status.message.replace(/\s+/g, ' ').trim()}"`));
   }
   return parts.join('  ');
 }
