@@ -1,6 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { CausationContext } from './bus-event.js';
-
 /**
  * What travels with the code a handler runs, synchronously or asynchronously later: the event
  * being dispatched (for `parentId`/`parentSeq`) and the causation scope.
@@ -10,7 +8,10 @@ export interface DispatchFrame {
   readonly bus: object;
   readonly parentId: string;
   readonly parentSeq: number;
-  readonly context: CausationContext | undefined;
+  /** Causation scope carried by the frame; `undefined` falls back to the bus default. */
+  readonly sessionId: string | undefined;
+  readonly agentId: string | undefined;
+  readonly depth: number | undefined;
 }
 
 /**
@@ -19,9 +20,13 @@ export interface DispatchFrame {
  */
 const storage = new AsyncLocalStorage<DispatchFrame>();
 
-/** Runs `fn` with `frame` as the current dispatch frame. */
-export function runInFrame<R>(frame: DispatchFrame, fn: () => R): R {
-  return storage.run(frame, fn);
+/** Runs `fn(...args)` with `frame` as the current dispatch frame (arguments spare a closure). */
+export function runInFrame<A extends unknown[], R>(
+  frame: DispatchFrame,
+  fn: (...args: A) => R,
+  ...args: A
+): R {
+  return storage.run(frame, fn, ...args);
 }
 
 /** The dispatch frame the calling code runs in, if any. */

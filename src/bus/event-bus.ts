@@ -1,5 +1,5 @@
 import type { BusEvent, Causation, CausationContext, EmitOptions, EventInit } from './bus-event.js';
-import { dateFromUnixNano, nowUnixNano, unixNanoFromDate } from './clock.js';
+import { dateFromUnixNano, nowWithDate, unixNanoFromDate } from './clock.js';
 import { currentFrame, runInFrame, type DispatchFrame } from './dispatch-context.js';
 import { newEventId } from './event-id.js';
 import { EventRing } from './event-ring.js';
@@ -180,7 +180,9 @@ export class EventBus {
         bus: this,
         parentId: frame?.parentId ?? '',
         parentSeq: frame?.parentSeq ?? 0,
-        context: { ...frame?.context, ...definedFields(context) },
+        sessionId: context.sessionId ?? frame?.sessionId,
+        agentId: context.agentId ?? frame?.agentId,
+        depth: context.depth ?? frame?.depth,
       },
       fn,
     );
@@ -189,13 +191,12 @@ export class EventBus {
   /** The causation an event emitted here and now would get (without its sequence). */
   currentCausation(): CurrentCausation {
     const frame = this.#frame();
-    const context = frame?.context;
     return {
       parentId: frame?.parentId ?? '',
       parentSeq: frame?.parentSeq ?? 0,
-      sessionId: context?.sessionId ?? this.#default.sessionId ?? '',
-      agentId: context?.agentId ?? this.#default.agentId ?? '',
-      depth: context?.depth ?? this.#default.depth ?? 0,
+      sessionId: frame?.sessionId ?? this.#default.sessionId ?? '',
+      agentId: frame?.agentId ?? this.#default.agentId ?? '',
+      depth: frame?.depth ?? this.#default.depth ?? 0,
     };
   }
 
@@ -236,20 +237,25 @@ export class EventBus {
   #build<T>(type: string, payload: T, init: EmitOptions | undefined): BusEvent<T> {
     const sequence = ++this.#sequence;
     const frame = this.#frame();
-    const context = frame?.context;
     const given = init?.causation;
     const causation: Causation = {
       parentId: given?.parentId ?? frame?.parentId ?? '',
       parentSeq: given?.parentSeq ?? frame?.parentSeq ?? 0,
-      sessionId: given?.sessionId ?? context?.sessionId ?? this.#default.sessionId ?? '',
-      agentId: given?.agentId ?? context?.agentId ?? this.#default.agentId ?? '',
+      sessionId: given?.sessionId ?? frame?.sessionId ?? this.#default.sessionId ?? '',
+      agentId: given?.agentId ?? frame?.agentId ?? this.#default.agentId ?? '',
       sequence: given?.sequence ?? sequence,
-      depth: given?.depth ?? context?.depth ?? this.#default.depth ?? 0,
+      depth: given?.depth ?? frame?.depth ?? this.#default.depth ?? 0,
     };
     let timeUnixNano = init?.timeUnixNano;
     let timestamp = init?.timestamp;
     if (timeUnixNano === undefined) {
-      timeUnixNano = timestamp === undefined ? nowUnixNano() : unixNanoFromDate(timestamp);
+      if (timestamp === undefined) {
+        const now = nowWithDate();
+        timeUnixNano = now.unixNano;
+        timestamp = now.date;
+      } else {
+        timeUnixNano = unixNanoFromDate(timestamp);
+      }
     }
     timestamp ??= dateFromUnixNano(timeUnixNano);
     const id = init?.id;
@@ -272,17 +278,25 @@ export class EventBus {
     this.#ring.push(event);
     const list = this.#handlersFor(event.type);
     if (list.length === 0) return;
-    runInFrame(this.#frameFor(event), () => {
-      for (const subscription of list) {
-        if (!subscription.active) continue;
-        if (subscription.backlog !== undefined) {
-          subscription.backlog.push(event);
-          continue;
-        }
-        this.#deliver(subscription, event);
-        if (vetoable && (event.payload as VetoablePayload<unknown>).veto?.vetoed === true) break;
+    runInFrame(this.#frameFor(event), EventBus.#deliverAll, this, list, event, vetoable);
+  }
+
+  /** The dispatch loop; static so `runInFrame` needs no closure per event. */
+  static #deliverAll(
+    bus: EventBus,
+    list: readonly Subscription[],
+    event: BusEvent,
+    vetoable: boolean,
+  ): void {
+    for (const subscription of list) {
+      if (!subscription.active) continue;
+      if (subscription.backlog !== undefined) {
+        subscription.backlog.push(event);
+        continue;
       }
-    });
+      bus.#deliver(subscription, event);
+      if (vetoable && (event.payload as VetoablePayload<unknown>).veto?.vetoed === true) break;
+    }
   }
 
   #deliver(subscription: Subscription, event: BusEvent): void {
@@ -420,11 +434,9 @@ export class EventBus {
       bus: this,
       parentId: event.id,
       parentSeq: causation.sequence,
-      context: {
-        sessionId: causation.sessionId === '' ? undefined : causation.sessionId,
-        agentId: causation.agentId === '' ? undefined : causation.agentId,
-        depth: causation.depth,
-      },
+      sessionId: causation.sessionId === '' ? undefined : causation.sessionId,
+      agentId: causation.agentId === '' ? undefined : causation.agentId,
+      depth: causation.depth,
     };
   }
 

@@ -1,21 +1,25 @@
 import { randomFillSync } from 'node:crypto';
 
 const ID_BYTES = 16;
+const ID_CHARS = ID_BYTES * 2;
 const POOL_IDS = 256;
 const pool = Buffer.allocUnsafe(ID_BYTES * POOL_IDS);
-let offset = pool.length;
+let hex = '';
+let offset = 0;
 
 /**
- * A new random event id: 32 lowercase hex characters (128 bits). Random bytes are drawn in
- * batches because one `randomBytes` call per event costs more than the rest of an emit.
+ * A new random event id: 32 lowercase hex characters (128 bits). Random bytes are drawn and
+ * hex-encoded 256 ids at a time, and each id is a slice of that string: one `randomBytes` plus
+ * `toString('hex')` per event would cost more than the rest of an emit.
  */
 export function newEventId(): string {
-  if (offset === pool.length) {
+  if (offset === hex.length) {
     randomFillSync(pool);
+    hex = pool.toString('hex');
     offset = 0;
   }
-  const id = pool.toString('hex', offset, offset + ID_BYTES);
-  offset += ID_BYTES;
+  const id = hex.slice(offset, offset + ID_CHARS);
+  offset += ID_CHARS;
   return id;
 }
 
