@@ -127,7 +127,15 @@ export class LiveDisplay {
     if (event.payload.cancelled === true) view.state = 'cancelled';
     else if (event.payload.error !== undefined && event.payload.error !== '') view.state = 'failed';
     else view.state = 'ok';
-    view.message = event.payload.error ?? preview(event.payload.output);
+    // A Go tool.result carries `Error: ""` on success; an error may span lines (a stack trace).
+    view.message =
+      view.state === 'ok'
+        ? preview(event.payload.output)
+        : preview(
+            event.payload.error === undefined || event.payload.error === ''
+              ? 'cancelled'
+              : event.payload.error,
+          );
     this.#line(view, `${view.state}${view.message === '' ? '' : `: ${view.message}`}`);
   }
 
