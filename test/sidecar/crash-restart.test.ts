@@ -1,0 +1,175 @@
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startOtlpReceiver, type OtlpReceiver } from '../../src/testing/index.js';
+import { callLines, eventIdFor, eventLine, journalText, resultLine } from './journal-lines.js';
+import { distinctCallIds, divergentDuplicates } from './received-spans.js';
+import { killSidecars, startSidecar, type SidecarProcess } from './sidecar-process.js';
+
+interface SavedCheckpoint {
+  path: string;
+  inode: number;
+  offset: number;
+}
+
+describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
+  let receiver: OtlpReceiver;
+  let directory: string;
+  let journal: string;
+  let checkpoint: string;
+
+  beforeEach(async () => {
+    receiver = await startOtlpReceiver();
+    directory = mkdtempSync(join(tmpdir(), 'tooltrace-crash-'));
+    journal = join(directory, 'journal.jsonl');
+    checkpoint = join(directory, 'checkpoint.json');
+  });
+
+  afterEach(async () => {
+    await killSidecars();
+    await receiver.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const follow = (extra: string[] = []): SidecarProcess =>
+    startSidecar(
+      ['--file', journal, '--checkpoint', checkpoint, '--status-interval', '0', ...extra],
+      { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
+    );
+  const readCheckpoint = (): SavedCheckpoint =>
+    JSON.parse(readFileSync(checkpoint, 'utf8')) as SavedCheckpoint;
+  const kill = async (sidecar: SidecarProcess): Promise<void> => {
+    sidecar.child.kill('SIGKILL');
+    expect((await sidecar.exited).signal).toBe('SIGKILL');
+  };
+  const waitForCalls = async (count: number): Promise<void> => {
+    const deadline = Date.now() + 60_000;
+    while (distinctCallIds(receiver.spans).size < count) {
+      if (Date.now() > deadline) {
+        throw new Error(`${distinctCallIds(receiver.spans).size} of ${count} calls arrived`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  it('exports every call, duplicates only as identical spans', async () => {
+    writeFileSync(journal, journalText({ calls: 1000 }));
+    const first = follow(['--max-queue-spans', '100']);
+    await receiver.waitForSpans(200, 30_000);
+    await kill(first);
+    appendFileSync(journal, journalText({ calls: 1000, firstCall: 1000 }));
+
+    const second = follow();
+    await waitForCalls(2000);
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+
+    expect(distinctCallIds(receiver.spans).size).toBe(2000);
+    expect(divergentDuplicates(receiver.spans)).toEqual([]);
+    const saved = readCheckpoint();
+    expect(saved).toEqual({
+      path: journal,
+      inode: statSync(journal).ino,
+      offset: statSync(journal).size,
+    });
+  });
+
+  it('keeps one causal tree whole: a restart re-reads it from its root', async () => {
+    writeFileSync(journal, journalText({ calls: 600, nested: true }));
+    const first = follow(['--max-queue-spans', '50']);
+    await receiver.waitForSpans(100, 30_000);
+    await kill(first);
+    // Every call descends from the first line, and some were not exported: stay at 0.
+    expect(existsSync(checkpoint) ? readCheckpoint().offset : 0).toBe(0);
+
+    const second = follow();
+    await waitForCalls(600);
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+
+    expect(divergentDuplicates(receiver.spans)).toEqual([]);
+    expect(new Set(receiver.spans.map((span) => span.traceId)).size).toBe(1);
+  });
+
+  it('never moves the checkpoint past a call whose span was not exported', async () => {
+    const firstPart = journalText({ calls: 100 });
+    writeFileSync(journal, firstPart);
+    const first = follow();
+    await waitForCalls(100);
+    receiver.setAvailable(false);
+    appendFileSync(journal, journalText({ calls: 100, firstCall: 100 }));
+    await first.waitForStderr(/retrying, nothing is dropped/);
+    // Several checkpoint periods with the receiver down.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(readCheckpoint().offset).toBe(Buffer.byteLength(firstPart));
+    await kill(first);
+
+    const second = follow();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(readCheckpoint().offset).toBe(Buffer.byteLength(firstPart));
+    receiver.setAvailable(true);
+    await waitForCalls(200);
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+    expect(divergentDuplicates(receiver.spans)).toEqual([]);
+    expect(readCheckpoint().offset).toBe(statSync(journal).size);
+  });
+
+  it('does not stop between a call and the line its parentage came from', async () => {
+    // tc_a (exported), tc_y (still open, pins its own line), tc_b: a child of tc_a and an
+    // llm.response caused by it. Restarting at tc_y's line would lose both links of tc_b.
+    const lines = [
+      ...callLines('tc_a', { seq: 1 }),
+      eventLine({
+        type: 'llm.response',
+        eventId: eventIdFor('llm'),
+        parentId: eventIdFor('result-tc_a'),
+        seq: 3,
+      }),
+      ...callLines('tc_y', { seq: 4, open: true }),
+      ...callLines('tc_b', { seq: 5, parentId: eventIdFor('invoke-tc_a') }),
+      ...callLines('tc_c', { seq: 7, parentId: eventIdFor('llm') }),
+    ];
+    writeFileSync(journal, `${lines.join('\n')}\n`);
+    const first = follow();
+    await receiver.waitForSpans(3, 30_000);
+    // Let a checkpoint be written while tc_y is open.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await kill(first);
+    expect(readCheckpoint().offset).toBe(0);
+    appendFileSync(journal, `${resultLine('tc_y', 9)}\n`);
+
+    const second = follow();
+    await waitForCalls(4);
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+    expect(divergentDuplicates(receiver.spans)).toEqual([]);
+    const spanOf = (callId: string) =>
+      receiver.spans.find((span) => span.attributes['gen_ai.tool.call.id'] === callId)!;
+    expect(spanOf('tc_b').parentSpanId).toBe(spanOf('tc_a').spanId);
+  });
+
+  it('resumes a file without event ids at its checkpoint', async () => {
+    writeFileSync(journal, journalText({ calls: 300, withoutEventIds: true }));
+    const first = follow(['--max-queue-spans', '50']);
+    await receiver.waitForSpans(60, 30_000);
+    await kill(first);
+    appendFileSync(journal, journalText({ calls: 100, firstCall: 300, withoutEventIds: true }));
+
+    const second = follow();
+    await waitForCalls(400);
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+    expect(divergentDuplicates(receiver.spans)).toEqual([]);
+    expect(readCheckpoint().offset).toBe(statSync(journal).size);
+  });
+});

@@ -1,0 +1,55 @@
+import type { ReceivedSpan } from '../../src/testing/index.js';
+
+/**
+ * Everything that makes two received spans "the same span": ids, parent, name, times, status,
+ * attributes and events, as one comparable string (bigints written as decimal text).
+ */
+export function spanSignature(span: ReceivedSpan): string {
+  return JSON.stringify(
+    {
+      traceId: span.traceId,
+      spanId: span.spanId,
+      parentSpanId: span.parentSpanId,
+      name: span.name,
+      kind: span.kind,
+      start: span.startTimeUnixNano,
+      end: span.endTimeUnixNano,
+      status: span.status,
+      attributes: sortKeys(span.attributes),
+      events: span.events.map((event) => ({ ...event, attributes: sortKeys(event.attributes) })),
+    },
+    (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
+  );
+}
+
+function sortKeys(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(record).sort(([left], [right]) => (left < right ? -1 : 1)),
+  );
+}
+
+/** Tool call ids (`gen_ai.tool.call.id`) of the spans, without repeats. */
+export function distinctCallIds(spans: readonly ReceivedSpan[]): Set<string> {
+  return new Set(spans.map((span) => String(span.attributes['gen_ai.tool.call.id'])));
+}
+
+/** Span ids of the spans, without repeats. */
+export function distinctSpanIds(spans: readonly ReceivedSpan[]): Set<string> {
+  return new Set(spans.map((span) => span.spanId));
+}
+
+/**
+ * Checks that spans sharing a span id are identical; returns the ids of those that are not
+ * (empty when every duplicate is an exact copy).
+ */
+export function divergentDuplicates(spans: readonly ReceivedSpan[]): string[] {
+  const seen = new Map<string, string>();
+  const divergent = new Set<string>();
+  for (const span of spans) {
+    const signature = spanSignature(span);
+    const earlier = seen.get(span.spanId);
+    if (earlier === undefined) seen.set(span.spanId, signature);
+    else if (earlier !== signature) divergent.add(span.spanId);
+  }
+  return [...divergent];
+}

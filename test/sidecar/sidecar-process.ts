@@ -1,0 +1,124 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** How a sidecar child process ended. */
+export interface SidecarExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Options for {@link startSidecar}. */
+export interface SidecarProcessOptions {
+  /** Extra environment variables (over a copy of the test's, minus `OTEL_*` and `TOOLTRACE_*`). */
+  env?: Record<string, string>;
+  /** Text or bytes written to its standard input, which is then closed. */
+  input?: string | Uint8Array;
+  /** Keep standard input open (write to `child.stdin` yourself). */
+  keepStdinOpen?: boolean;
+}
+
+/** A `tooltrace sidecar` child process, as a user would run it. */
+export interface SidecarProcess {
+  readonly child: ChildProcess;
+  /** Everything written to standard error so far. */
+  stderr(): string;
+  /** Resolves once standard error matches `pattern`; rejects after `timeoutMs`. */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Resolves when the process exited. */
+  readonly exited: Promise<SidecarExit>;
+  /** The `--listen` URL it printed (the first one, or the `index`th). */
+  listenUrl(index?: number): Promise<string>;
+}
+
+const running = new Set<ChildProcess>();
+
+/**
+ * Spawns the real CLI — `node --import tsx src/cli.ts sidecar …args` — with a clean OTel
+ * environment plus `options.env`, and collects its standard error. Every process started is
+ * killed by {@link killSidecars} (call it in `afterEach`).
+ */
+export function startSidecar(args: string[], options: SidecarProcessOptions = {}): SidecarProcess {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !name.startsWith('OTEL_') && !name.startsWith('TOOLTRACE_')) {
+      env[name] = value;
+    }
+  }
+  Object.assign(env, options.env);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'sidecar', ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  running.add(child);
+  let stderr = '';
+  const listeners = new Set<() => void>();
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (text: string) => {
+    stderr += text;
+    for (const listener of listeners) listener();
+  });
+  const exited = new Promise<SidecarExit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      running.delete(child);
+      resolve({ code, signal });
+      for (const listener of listeners) listener();
+    });
+  });
+  child.stdin.on('error', () => {});
+  if (options.input !== undefined) child.stdin.end(options.input);
+  else if (options.keepStdinOpen !== true) child.stdin.end();
+
+  const waitForStderr = (pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        const match = stderr.match(pattern);
+        if (match !== null) {
+          finish();
+          resolve(match);
+        } else if (child.exitCode !== null || child.signalCode !== null) {
+          finish();
+          reject(new Error(`the sidecar exited before printing ${String(pattern)}:\n${stderr}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`no ${String(pattern)} on stderr within ${timeoutMs} ms:\n${stderr}`));
+      }, timeoutMs);
+      const finish = (): void => {
+        clearTimeout(timer);
+        listeners.delete(check);
+      };
+      listeners.add(check);
+      check();
+    });
+
+  return {
+    child,
+    stderr: () => stderr,
+    waitForStderr,
+    exited,
+    listenUrl: async (index = 0) => {
+      const pattern = /listening on (http:\/\/\S+)/g;
+      await waitForStderr(new RegExp(`(?:listening on http://\\S+[\\s\\S]*){${index + 1}}`));
+      return [...stderr.matchAll(pattern)][index]![1]!;
+    },
+  };
+}
+
+/** Kills every sidecar child still running (SIGKILL) and waits for them to exit. */
+export async function killSidecars(): Promise<void> {
+  const children = [...running];
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+}

@@ -1,0 +1,86 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startOtlpReceiver, type OtlpReceiver } from '../../src/testing/index.js';
+import { invokeIdOf, journalText } from './journal-lines.js';
+import { divergentDuplicates, spanSignature } from './received-spans.js';
+import { killSidecars, startSidecar } from './sidecar-process.js';
+
+describe('tooltrace sidecar --stdin', () => {
+  let receiver: OtlpReceiver;
+
+  beforeEach(async () => {
+    receiver = await startOtlpReceiver();
+  });
+
+  afterEach(async () => {
+    await killSidecars();
+    await receiver.close();
+  });
+
+  const run = (input: string, args: string[] = []) =>
+    startSidecar(['--stdin', ...args], {
+      input,
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+    });
+
+  it('exports every call at end of input, open ones included, and exits 0', async () => {
+    const sidecar = run(journalText({ calls: 300, leaveLastOpen: true }));
+
+    expect(await sidecar.exited).toEqual({ code: 0, signal: null });
+    const spans = receiver.spans;
+    expect(spans).toHaveLength(300);
+    const open = spans.filter((span) => span.attributes['tooltrace.end_reason'] === 'shutdown');
+    expect(open.map((span) => span.attributes['gen_ai.tool.call.id'])).toEqual(['tc_299']);
+    expect(spans.filter((span) => span.status.code === 1)).toHaveLength(299);
+    expect(sidecar.stderr()).toMatch(/3599 events, 0 rejected, 0 calls open, 300 spans exported/);
+  });
+
+  it('gives the same input the same trace and span ids', async () => {
+    const input = journalText({ calls: 50, nested: true });
+    expect((await run(input).exited).code).toBe(0);
+    const first = receiver.spans.map(spanSignature);
+    receiver.clear();
+    expect((await run(input).exited).code).toBe(0);
+    const second = receiver.spans.map(spanSignature);
+
+    expect(first).toHaveLength(50);
+    expect(new Set(second)).toEqual(new Set(first));
+  });
+
+  it('nests calls under the call that caused them, in one trace', async () => {
+    const sidecar = run(journalText({ calls: 5, nested: true }));
+    expect((await sidecar.exited).code).toBe(0);
+
+    const byCall = new Map(
+      receiver.spans.map((span) => [span.attributes['gen_ai.tool.call.id'], span]),
+    );
+    expect(new Set(receiver.spans.map((span) => span.traceId)).size).toBe(1);
+    expect(byCall.get('tc_0')!.parentSpanId).toBe('');
+    for (let index = 1; index < 5; index += 1) {
+      expect(byCall.get(`tc_${index}`)!.parentSpanId).toBe(byCall.get(`tc_${index - 1}`)!.spanId);
+      expect(byCall.get(`tc_${index}`)!.attributes['tooltrace.event.id']).toBe(invokeIdOf(index));
+    }
+  });
+
+  it('waits for the receiver at end of input for as long as it takes', async () => {
+    receiver.setAvailable(false);
+    const sidecar = run(journalText({ calls: 40 }));
+    await sidecar.waitForStderr(/end of input/);
+    await sidecar.waitForStderr(/failed \(.*\); retrying, nothing is dropped/);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    receiver.setAvailable(true);
+
+    expect(await sidecar.exited).toEqual({ code: 0, signal: null });
+    expect(receiver.spans).toHaveLength(40);
+    expect(divergentDuplicates(receiver.spans)).toEqual([]);
+  });
+
+  it('bounds the end-of-input flush by --shutdown-timeout once it gets SIGTERM', async () => {
+    receiver.setAvailable(false);
+    const sidecar = run(journalText({ calls: 10 }), ['--shutdown-timeout', '1s']);
+    await sidecar.waitForStderr(/retrying, nothing is dropped/);
+    sidecar.child.kill('SIGTERM');
+
+    expect(await sidecar.exited).toEqual({ code: 0, signal: null });
+    expect(sidecar.stderr()).toMatch(/shutdown timeout: 10 spans were not exported/);
+  });
+});
