@@ -1,12 +1,5 @@
 import { OtlpDecodeError } from './otlp-decode-error.js';
-import {
-  describeValue,
-  fieldOf,
-  join,
-  recordsField,
-  snakeCaseOf,
-  type OtlpRecord,
-} from './otlp-fields.js';
+import { describeValue, fieldOf, join, type OtlpRecord } from './otlp-fields.js';
 import { bytesOf, doubleOf, int64Of } from './otlp-scalars.js';
 
 /**
@@ -25,8 +18,9 @@ export type PlainValue =
   | { [key: string]: PlainValue };
 
 /**
- * Decodes an `AnyValue` message (protobuf or JSON) at path `where` into a {@link PlainValue}.
- * Exactly one of its fields is set; an `AnyValue` with none is empty and decodes to `undefined`.
+ * Decodes an OTLP/JSON `AnyValue` object at path `where` into a {@link PlainValue}. Exactly one
+ * of its fields should be set (should several be, the first of string, bool, int, double, bytes,
+ * array and kvlist wins); an `AnyValue` with none is empty and decodes to `undefined`.
  */
 export function decodeAnyValue(anyValue: unknown, where: string): PlainValue {
   if (anyValue === undefined || anyValue === null) return undefined;
@@ -35,57 +29,64 @@ export function decodeAnyValue(anyValue: unknown, where: string): PlainValue {
       where,
     });
   }
-  // A protobufjs message holds the set member of the `value` oneof as an own property; unset
-  // members only exist as defaults on its prototype. JSON objects carry the set member alone.
   const record = anyValue as OtlpRecord;
-  const has = (name: string): boolean => ownField(record, name) !== undefined;
-  if (has('stringValue')) {
-    const value = ownField(record, 'stringValue');
+  let value = record.stringValue ?? record.string_value;
+  if (value !== undefined && value !== null) {
     if (typeof value === 'string') return value;
     throw new OtlpDecodeError(`expected a string, got ${describeValue(value)}`, {
       where: join(where, 'stringValue'),
     });
   }
-  if (has('boolValue')) {
-    const value = ownField(record, 'boolValue');
+  value = record.boolValue ?? record.bool_value;
+  if (value !== undefined && value !== null) {
     if (typeof value === 'boolean') return value;
     throw new OtlpDecodeError(`expected a boolean, got ${describeValue(value)}`, {
       where: join(where, 'boolValue'),
     });
   }
-  if (has('intValue')) return int64Of(ownField(record, 'intValue'), join(where, 'intValue'));
-  if (has('doubleValue'))
-    return doubleOf(ownField(record, 'doubleValue'), join(where, 'doubleValue'));
-  if (has('bytesValue')) return bytesOf(ownField(record, 'bytesValue'), join(where, 'bytesValue'));
-  if (has('arrayValue')) {
-    const path = join(where, 'arrayValue');
-    const array = ownField(record, 'arrayValue') as OtlpRecord;
-    if (typeof array !== 'object' || Array.isArray(array)) {
-      throw new OtlpDecodeError(`expected an object, got ${describeValue(array)}`, { where: path });
-    }
-    const values = fieldOf(array, 'values');
-    if (values === undefined) return [];
-    if (!Array.isArray(values)) {
-      throw new OtlpDecodeError(`expected an array, got ${describeValue(values)}`, {
-        where: join(path, 'values'),
-      });
-    }
-    return values.map((value: unknown, index) => decodeAnyValue(value, `${path}.values[${index}]`));
+  value = record.intValue ?? record.int_value;
+  if (value !== undefined && value !== null) return int64Of(value, join(where, 'intValue'));
+  value = record.doubleValue ?? record.double_value;
+  if (value !== undefined && value !== null) return doubleOf(value, join(where, 'doubleValue'));
+  value = record.bytesValue ?? record.bytes_value;
+  if (value !== undefined && value !== null) return bytesOf(value, join(where, 'bytesValue'));
+  value = record.arrayValue ?? record.array_value;
+  if (value !== undefined && value !== null) {
+    return decodeArrayValue(value, join(where, 'arrayValue'));
   }
-  if (has('kvlistValue')) {
+  value = record.kvlistValue ?? record.kvlist_value;
+  if (value !== undefined && value !== null) {
     const path = join(where, 'kvlistValue');
-    const list = ownField(record, 'kvlistValue') as OtlpRecord;
-    if (typeof list !== 'object' || Array.isArray(list)) {
-      throw new OtlpDecodeError(`expected an object, got ${describeValue(list)}`, { where: path });
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      throw new OtlpDecodeError(`expected an object, got ${describeValue(value)}`, { where: path });
     }
-    return decodeKeyValues(list, 'values', path);
+    return decodeKeyValues(value as OtlpRecord, 'values', path);
   }
   return undefined;
 }
 
+function decodeArrayValue(array: unknown, where: string): PlainValue[] {
+  if (typeof array !== 'object' || Array.isArray(array)) {
+    throw new OtlpDecodeError(`expected an object, got ${describeValue(array)}`, { where });
+  }
+  const values = fieldOf(array as OtlpRecord, 'values');
+  if (values === undefined) return [];
+  if (!Array.isArray(values)) {
+    throw new OtlpDecodeError(`expected an array, got ${describeValue(values)}`, {
+      where: join(where, 'values'),
+    });
+  }
+  const result: PlainValue[] = [];
+  for (let index = 0; index < values.length; index += 1) {
+    result.push(decodeAnyValue(values[index], `${where}.values[${index}]`));
+  }
+  return result;
+}
+
 /**
- * Decodes the repeated `KeyValue` field `name` of `record` (attributes, a key-value list) into a
- * plain object. Should a key repeat, which OTLP forbids, the last value wins.
+ * Decodes the repeated `KeyValue` field `name` of an OTLP/JSON `record` (attributes, a key-value
+ * list) into a plain object. Should a key repeat, which OTLP forbids, the last value wins; a
+ * `__proto__` key becomes an own property like any other.
  */
 export function decodeKeyValues(
   record: OtlpRecord,
@@ -93,27 +94,44 @@ export function decodeKeyValues(
   where: string,
 ): Record<string, PlainValue> {
   const result: Record<string, PlainValue> = {};
+  const list = fieldOf(record, name);
+  if (list === undefined) return result;
   const path = join(where, name);
-  recordsField(record, name, where).forEach((keyValue, index) => {
-    const key = fieldOf(keyValue, 'key') ?? '';
+  if (!Array.isArray(list)) {
+    throw new OtlpDecodeError(`expected an array, got ${describeValue(list)}`, { where: path });
+  }
+  for (let index = 0; index < list.length; index += 1) {
+    const keyValue: unknown = list[index];
+    if (keyValue === null || typeof keyValue !== 'object' || Array.isArray(keyValue)) {
+      throw new OtlpDecodeError(`expected an object, got ${describeValue(keyValue)}`, {
+        where: `${path}[${index}]`,
+      });
+    }
+    const key = fieldOf(keyValue as OtlpRecord, 'key') ?? '';
     if (typeof key !== 'string') {
       throw new OtlpDecodeError(`expected a string, got ${describeValue(key)}`, {
         where: `${path}[${index}].key`,
       });
     }
-    Object.defineProperty(result, key, {
-      value: decodeAnyValue(fieldOf(keyValue, 'value'), `${path}[${index}].value`),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  });
+    const value = (keyValue as OtlpRecord).value;
+    // Strings, the most common values, cannot be malformed once they are strings: skip building
+    // the path that only an error message would use.
+    const decoded =
+      value !== null &&
+      typeof value === 'object' &&
+      typeof (value as OtlpRecord).stringValue === 'string'
+        ? ((value as OtlpRecord).stringValue as string)
+        : decodeAnyValue(value, `${path}[${index}].value`);
+    if (key === '__proto__') {
+      Object.defineProperty(result, key, {
+        value: decoded,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      result[key] = decoded;
+    }
+  }
   return result;
-}
-
-function ownField(record: OtlpRecord, name: string): unknown {
-  if (Object.hasOwn(record, name) && record[name] !== null) return record[name];
-  const snake = snakeCaseOf(name);
-  if (Object.hasOwn(record, snake) && record[snake] !== null) return record[snake];
-  return undefined;
 }

@@ -1,14 +1,7 @@
 import { decodeAnyValue, decodeKeyValues } from './any-value.js';
-import { parseOtlpBody } from './otlp-encoding.js';
-import {
-  enumField,
-  fieldOf,
-  recordsField,
-  stringField,
-  uint32Field,
-  type OtlpRecord,
-} from './otlp-fields.js';
-import { otlpProtoTypes } from './otlp-proto-schema.js';
+import { decodeLogsProtobuf } from './decode-logs-protobuf.js';
+import { decodeProtobufBody, parseJsonBody, requestEncodingOf } from './otlp-encoding.js';
+import { enumField, fieldOf, recordsField, stringField, uint32Field } from './otlp-fields.js';
 import { idField, unixNanoField } from './otlp-scalars.js';
 import type { ReceivedLogRecord } from './received-log-record.js';
 import { decodeResource, decodeScope } from './received-scope.js';
@@ -32,13 +25,13 @@ const SEVERITY_NUMBERS: Readonly<Record<string, number>> = Object.fromEntries([
  * `decodeTraceRequest`.
  */
 export function decodeLogsRequest(body: Uint8Array, contentType: string): ReceivedLogRecord[] {
-  const { root, encoding } = parseOtlpBody(
-    body,
-    contentType,
-    otlpProtoTypes().exportLogsServiceRequest,
-  );
+  const encoding = requestEncodingOf(contentType);
+  if (encoding === 'protobuf') {
+    return decodeProtobufBody(body, 'ExportLogsServiceRequest', decodeLogsProtobuf);
+  }
+  const root = parseJsonBody(body);
   const records: ReceivedLogRecord[] = [];
-  recordsField(root as OtlpRecord, 'resourceLogs', '').forEach((resourceLogs, resourceIndex) => {
+  recordsField(root, 'resourceLogs', '').forEach((resourceLogs, resourceIndex) => {
     const resourcePath = `resourceLogs[${resourceIndex}]`;
     const resource = decodeResource(resourceLogs, resourcePath);
     recordsField(resourceLogs, 'scopeLogs', resourcePath).forEach((scopeLogs, scopeIndex) => {

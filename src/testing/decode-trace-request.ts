@@ -1,5 +1,6 @@
 import { decodeKeyValues } from './any-value.js';
-import { parseOtlpBody, type OtlpEncoding } from './otlp-encoding.js';
+import { decodeTraceProtobuf } from './decode-trace-protobuf.js';
+import { decodeProtobufBody, parseJsonBody, requestEncodingOf } from './otlp-encoding.js';
 import {
   enumField,
   recordField,
@@ -8,9 +9,8 @@ import {
   uint32Field,
   type OtlpRecord,
 } from './otlp-fields.js';
-import { otlpProtoTypes } from './otlp-proto-schema.js';
 import { idField, unixNanoField } from './otlp-scalars.js';
-import { decodeResource, decodeScope } from './received-scope.js';
+import { decodeResource, decodeScope, type ReceivedScope } from './received-scope.js';
 import type { ReceivedSpan, ReceivedSpanEvent, ReceivedSpanLink } from './received-span.js';
 
 const SPAN_KINDS: Readonly<Record<string, number>> = {
@@ -32,37 +32,45 @@ const STATUS_CODES: Readonly<Record<string, number>> = {
  * Decodes the body of an OTLP/HTTP trace export (`ExportTraceServiceRequest`, or a `TracesData`
  * object as the OTLP file exporter writes it) into spans, in the order they appear. The
  * `contentType` picks the encoding: `application/x-protobuf` or `application/json` (the bare
- * words `protobuf` and `json` work too). Protobuf is decoded with tooltrace's own copy of the
- * opentelemetry-proto schema, never with the exporter's code. Throws an `OtlpDecodeError` naming
- * the offending field when the body is malformed.
+ * words `protobuf` and `json` work too). Protobuf is read in one pass by tooltrace's own decoder
+ * of the opentelemetry-proto wire format, never with the exporter's code. Throws an
+ * `OtlpDecodeError` naming the offending field (JSON) or byte offset (protobuf) when the body is
+ * malformed.
  */
 export function decodeTraceRequest(body: Uint8Array, contentType: string): ReceivedSpan[] {
-  const { root, encoding } = parseOtlpBody(
-    body,
-    contentType,
-    otlpProtoTypes().exportTraceServiceRequest,
-  );
+  const encoding = requestEncodingOf(contentType);
+  if (encoding === 'protobuf') {
+    return decodeProtobufBody(body, 'ExportTraceServiceRequest', decodeTraceProtobuf);
+  }
+  const root = parseJsonBody(body);
   const spans: ReceivedSpan[] = [];
-  recordsField(root as OtlpRecord, 'resourceSpans', '').forEach((resourceSpans, resourceIndex) => {
+  const resourceList = recordsField(root, 'resourceSpans', '');
+  for (let resourceIndex = 0; resourceIndex < resourceList.length; resourceIndex += 1) {
+    const resourceSpans = resourceList[resourceIndex]!;
     const resourcePath = `resourceSpans[${resourceIndex}]`;
     const resource = decodeResource(resourceSpans, resourcePath);
-    recordsField(resourceSpans, 'scopeSpans', resourcePath).forEach((scopeSpans, scopeIndex) => {
+    const scopeList = recordsField(resourceSpans, 'scopeSpans', resourcePath);
+    for (let scopeIndex = 0; scopeIndex < scopeList.length; scopeIndex += 1) {
+      const scopeSpans = scopeList[scopeIndex]!;
       const scopePath = `${resourcePath}.scopeSpans[${scopeIndex}]`;
       const scope = decodeScope(scopeSpans, scopePath);
-      recordsField(scopeSpans, 'spans', scopePath).forEach((span, spanIndex) => {
-        const spanPath = `${scopePath}.spans[${spanIndex}]`;
-        spans.push({ ...decodeSpan(span, spanPath, encoding), resource, scope });
-      });
-    });
-  });
+      const spanList = recordsField(scopeSpans, 'spans', scopePath);
+      for (let spanIndex = 0; spanIndex < spanList.length; spanIndex += 1) {
+        spans.push(
+          decodeSpan(spanList[spanIndex]!, `${scopePath}.spans[${spanIndex}]`, resource, scope),
+        );
+      }
+    }
+  }
   return spans;
 }
 
 function decodeSpan(
   span: OtlpRecord,
   where: string,
-  encoding: OtlpEncoding,
-): Omit<ReceivedSpan, 'resource' | 'scope'> {
+  resource: Record<string, unknown>,
+  scope: ReceivedScope,
+): ReceivedSpan {
   const status = recordField(span, 'status', where);
   const statusPath = `${where}.status`;
   return {
@@ -76,12 +84,8 @@ function decodeSpan(
     startTimeUnixNano: unixNanoField(span, 'startTimeUnixNano', where),
     endTimeUnixNano: unixNanoField(span, 'endTimeUnixNano', where),
     attributes: decodeKeyValues(span, 'attributes', where),
-    events: recordsField(span, 'events', where).map((event, index) =>
-      decodeEvent(event, `${where}.events[${index}]`),
-    ),
-    links: recordsField(span, 'links', where).map((link, index) =>
-      decodeLink(link, `${where}.links[${index}]`),
-    ),
+    events: decodeEvents(span, where),
+    links: decodeLinks(span, where),
     status:
       status === undefined
         ? { code: 0, message: '' }
@@ -92,8 +96,28 @@ function decodeSpan(
     droppedAttributesCount: uint32Field(span, 'droppedAttributesCount', where),
     droppedEventsCount: uint32Field(span, 'droppedEventsCount', where),
     droppedLinksCount: uint32Field(span, 'droppedLinksCount', where),
-    encoding,
+    encoding: 'json',
+    resource,
+    scope,
   };
+}
+
+function decodeEvents(span: OtlpRecord, where: string): ReceivedSpanEvent[] {
+  const list = recordsField(span, 'events', where);
+  const events: ReceivedSpanEvent[] = [];
+  for (let index = 0; index < list.length; index += 1) {
+    events.push(decodeEvent(list[index]!, `${where}.events[${index}]`));
+  }
+  return events;
+}
+
+function decodeLinks(span: OtlpRecord, where: string): ReceivedSpanLink[] {
+  const list = recordsField(span, 'links', where);
+  const links: ReceivedSpanLink[] = [];
+  for (let index = 0; index < list.length; index += 1) {
+    links.push(decodeLink(list[index]!, `${where}.links[${index}]`));
+  }
+  return links;
 }
 
 function decodeEvent(event: OtlpRecord, where: string): ReceivedSpanEvent {

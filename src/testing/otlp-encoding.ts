@@ -1,6 +1,5 @@
-import type protobuf from 'protobufjs';
 import { OtlpDecodeError } from './otlp-decode-error.js';
-import { describeValue } from './otlp-fields.js';
+import { describeValue, type OtlpRecord } from './otlp-fields.js';
 
 /** The two OTLP/HTTP body encodings: protobuf (`application/x-protobuf`) and JSON. */
 export type OtlpEncoding = 'json' | 'protobuf';
@@ -31,29 +30,39 @@ export function contentTypeOf(encoding: OtlpEncoding): string {
 }
 
 /**
- * Turns a request body into the object the decoders walk: `JSON.parse` of the UTF-8 text, or the
- * message protobufjs decodes with `type`. Both have lowerCamelCase keys.
+ * The encoding of a request with `contentType`; throws an `OtlpDecodeError` for a content type
+ * OTLP/HTTP does not define.
  */
-export function parseOtlpBody(
-  body: Uint8Array,
-  contentType: string,
-  type: protobuf.Type,
-): { root: object; encoding: OtlpEncoding } {
+export function requestEncodingOf(contentType: string): OtlpEncoding {
   const encoding = otlpEncodingOf(contentType);
   if (encoding === undefined) {
     throw new OtlpDecodeError(
       `unsupported content type ${JSON.stringify(contentType)}: expected application/x-protobuf or application/json`,
     );
   }
-  if (encoding === 'protobuf') {
-    try {
-      return { root: type.decode(body), encoding };
-    } catch (error) {
-      throw new OtlpDecodeError(`malformed protobuf ${type.name}: ${messageOf(error)}`, {
-        cause: error,
-      });
-    }
+  return encoding;
+}
+
+/**
+ * Runs `decode` over a protobuf body, turning whatever it throws (a truncated body, a bad
+ * length, an invalid wire type) into an `OtlpDecodeError` about message `typeName`.
+ */
+export function decodeProtobufBody<T>(
+  body: Uint8Array,
+  typeName: string,
+  decode: (body: Uint8Array) => T,
+): T {
+  try {
+    return decode(body);
+  } catch (error) {
+    throw new OtlpDecodeError(`malformed protobuf ${typeName}: ${messageOf(error)}`, {
+      cause: error,
+    });
   }
+}
+
+/** Parses an OTLP/JSON body (UTF-8 text holding one object) into the object the decoders walk. */
+export function parseJsonBody(body: Uint8Array): OtlpRecord {
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
@@ -63,7 +72,7 @@ export function parseOtlpBody(
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new OtlpDecodeError(`expected a JSON object, got ${describeValue(parsed)}`);
   }
-  return { root: parsed, encoding };
+  return parsed as OtlpRecord;
 }
 
 function messageOf(error: unknown): string {

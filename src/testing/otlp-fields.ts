@@ -1,12 +1,11 @@
 import { OtlpDecodeError } from './otlp-decode-error.js';
 
-// Helpers that read fields of a decoded OTLP message, protobuf or JSON alike, and fail with an
-// OtlpDecodeError naming the field's path. protobufjs messages keep defaults on their prototype
-// and use `null` for an absent message; JSON leaves fields out. Both count as absent. JSON keys
-// are lowerCamelCase per OTLP/JSON; the original snake_case names are accepted too, as the
-// protobuf JSON mapping asks of parsers.
+// Helpers that read fields of a parsed OTLP/JSON message and fail with an OtlpDecodeError naming
+// the field's path. An absent field and a `null` one are alike. Keys are lowerCamelCase per
+// OTLP/JSON; the original snake_case names are accepted too, as the protobuf JSON mapping asks
+// of parsers.
 
-/** A decoded OTLP message: a protobufjs message object or a parsed OTLP/JSON object. */
+/** A parsed OTLP/JSON message. */
 export type OtlpRecord = Readonly<Record<string, unknown>>;
 
 const snakeCaseNames = new Map<string, string>();
@@ -48,21 +47,27 @@ export function recordField(
 }
 
 /** Repeated field `name` as a list of messages, empty when absent. */
-export function recordsField(record: OtlpRecord, name: string, where: string): OtlpRecord[] {
+export function recordsField(
+  record: OtlpRecord,
+  name: string,
+  where: string,
+): readonly OtlpRecord[] {
   const value = fieldOf(record, name);
   if (value === undefined) return [];
-  const path = join(where, name);
   if (!Array.isArray(value)) {
-    throw new OtlpDecodeError(`expected an array, got ${describeValue(value)}`, { where: path });
+    throw new OtlpDecodeError(`expected an array, got ${describeValue(value)}`, {
+      where: join(where, name),
+    });
   }
-  return value.map((item: unknown, index) => {
+  for (let index = 0; index < value.length; index += 1) {
+    const item: unknown = value[index];
     if (item === null || typeof item !== 'object' || Array.isArray(item)) {
       throw new OtlpDecodeError(`expected an object, got ${describeValue(item)}`, {
-        where: `${path}[${index}]`,
+        where: `${join(where, name)}[${index}]`,
       });
     }
-    return item as OtlpRecord;
-  });
+  }
+  return value as OtlpRecord[];
 }
 
 /** Field `name` as a string, `''` when absent. */

@@ -1,39 +1,15 @@
 import { OtlpDecodeError } from './otlp-decode-error.js';
 import { describeValue, fieldOf, join, type OtlpRecord } from './otlp-fields.js';
 
-// Conversions of the OTLP scalars whose representation differs between protobuf and JSON: ids
-// (bytes in protobuf, hex strings in OTLP/JSON), 64-bit integers (protobufjs `Long` objects, or
-// JSON numbers and decimal strings), doubles (JSON may spell "NaN", "Infinity") and bytes
-// (base64 strings in JSON).
-
-/** The shape of a protobufjs `Long`, without depending on the `long` package's types. */
-interface LongLike {
-  low: number;
-  high: number;
-  unsigned?: boolean;
-}
-
-function isLongLike(value: unknown): value is LongLike {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as LongLike).low === 'number' &&
-    typeof (value as LongLike).high === 'number'
-  );
-}
-
-function bigintOfLong(value: LongLike, signed: boolean): bigint {
-  const bits = (BigInt(value.high >>> 0) << 32n) | BigInt(value.low >>> 0);
-  return signed && value.unsigned !== true ? BigInt.asIntN(64, bits) : bits;
-}
-
-/** Lowercase hex of `bytes`; `''` for none. */
-export function hexOfBytes(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
-}
+// Conversions of the OTLP/JSON scalars whose spelling differs from protobuf's: ids (hex
+// strings), 64-bit integers (JSON numbers or decimal strings), doubles (JSON may spell "NaN",
+// "Infinity") and bytes (base64 strings).
 
 const HEX = /^[0-9a-fA-F]*$/;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+const DECIMAL = /^-?\d+$/;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 
 /**
  * Field `name` as a trace id (`byteLength` 16) or span id (8) in lowercase hex, `''` when absent
@@ -47,8 +23,7 @@ export function idField(
   byteLength: 8 | 16,
 ): string {
   const value = fieldOf(record, name);
-  if (value === undefined || isEmptyArray(value)) return '';
-  if (value instanceof Uint8Array) return hexOfBytes(value);
+  if (value === undefined) return '';
   if (typeof value === 'string') {
     if (value === '') return '';
     if (value.length === byteLength * 2 && HEX.test(value)) return value.toLowerCase();
@@ -69,7 +44,7 @@ export function idField(
  */
 export function unixNanoField(record: OtlpRecord, name: string, where: string): bigint {
   const value = fieldOf(record, name);
-  const result = value === undefined ? 0n : bigintOf(value, false);
+  const result = value === undefined ? 0n : bigintOf(value);
   if (result === undefined || result < 0n) {
     throw new OtlpDecodeError(
       `expected an unsigned 64-bit integer (nanoseconds), got ${describeValue(value)}`,
@@ -84,22 +59,21 @@ export function unixNanoField(record: OtlpRecord, name: string, where: string): 
  * is lost and the common case stays easy to compare.
  */
 export function int64Of(value: unknown, where: string): number | bigint {
-  const result = bigintOf(value, true);
+  // `-0` is no integer in int64: it decodes to 0, as the bigint route below would make it.
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value === 0 ? 0 : value;
+  const result = bigintOf(value);
   if (result === undefined) {
     throw new OtlpDecodeError(`expected a 64-bit integer, got ${describeValue(value)}`, {
       where,
     });
   }
-  return result >= BigInt(Number.MIN_SAFE_INTEGER) && result <= BigInt(Number.MAX_SAFE_INTEGER)
-    ? Number(result)
-    : result;
+  return result >= MIN_SAFE && result <= MAX_SAFE ? Number(result) : result;
 }
 
-function bigintOf(value: unknown, signed: boolean): bigint | undefined {
-  if (typeof value === 'bigint') return value;
+function bigintOf(value: unknown): bigint | undefined {
+  if (typeof value === 'string') return DECIMAL.test(value) ? BigInt(value) : undefined;
   if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : undefined;
-  if (typeof value === 'string') return /^-?\d+$/.test(value) ? BigInt(value) : undefined;
-  if (isLongLike(value)) return bigintOfLong(value, signed);
+  if (typeof value === 'bigint') return value;
   return undefined;
 }
 
@@ -116,17 +90,10 @@ export function doubleOf(value: unknown, where: string): number {
   throw new OtlpDecodeError(`expected a number, got ${describeValue(value)}`, { where });
 }
 
-/** A `bytes` value as a plain `Uint8Array` (a copy); JSON carries base64. */
+/** A `bytes` value (base64 in JSON) as a plain `Uint8Array`. */
 export function bytesOf(value: unknown, where: string): Uint8Array {
-  if (value instanceof Uint8Array) return new Uint8Array(value);
-  if (isEmptyArray(value)) return new Uint8Array(0);
   if (typeof value === 'string' && BASE64.test(value)) {
     return new Uint8Array(Buffer.from(value, 'base64'));
   }
   throw new OtlpDecodeError(`expected base64 bytes, got ${describeValue(value)}`, { where });
-}
-
-/** protobufjs leaves an unset `bytes` field as a shared empty array on the prototype. */
-function isEmptyArray(value: unknown): boolean {
-  return Array.isArray(value) && value.length === 0;
 }

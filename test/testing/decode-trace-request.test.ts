@@ -1,3 +1,4 @@
+import protobufjs from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { TooltraceError } from '../../src/errors/index.js';
 import { decodeTraceRequest, OtlpDecodeError } from '../../src/testing/index.js';
@@ -14,6 +15,22 @@ function json(value: unknown): Uint8Array {
 function protobuf(request: Record<string, unknown>): Uint8Array {
   const type = otlpProtoTypes().exportTraceServiceRequest;
   return type.encode(type.fromObject(request)).finish();
+}
+
+/** One OTLP message of type `typeName` (`Span`, `Resource`, …) encoded on its own. */
+function encoded(typeName: string, value: Record<string, unknown>): Uint8Array {
+  const type = otlpProtoTypes().exportTraceServiceRequest.root.lookupType(
+    `opentelemetry.proto.${typeName}`,
+  );
+  return type.encode(type.fromObject(value)).finish();
+}
+
+/** Field `field` holding `contents` as one length-delimited value: tag, length, bytes. */
+function lengthDelimited(field: number, ...contents: Uint8Array[]): Uint8Array {
+  return protobufjs.Writer.create()
+    .uint32((field << 3) | 2)
+    .bytes(Buffer.concat(contents))
+    .finish();
 }
 
 function bytesOfHex(hex: string): Uint8Array {
@@ -362,6 +379,67 @@ describe('decodeTraceRequest()', () => {
       });
     });
 
+    it('reads a resource and a scope that follow their spans', () => {
+      const span = encoded('Span', { name: 'early', spanId: bytesOfHex(SPAN_ID) });
+      const scope = encoded('InstrumentationScope', { name: 'late-scope', version: '9' });
+      const resource = encoded('Resource', {
+        attributes: [{ key: 'service.name', value: { stringValue: 'late' } }],
+      });
+      const body = lengthDelimited(
+        1,
+        lengthDelimited(2, lengthDelimited(2, span), lengthDelimited(1, scope)),
+        lengthDelimited(1, resource),
+      );
+      expect(decodeTraceRequest(body, 'protobuf')).toEqual([
+        expect.objectContaining({
+          name: 'early',
+          spanId: SPAN_ID,
+          scope: { name: 'late-scope', version: '9' },
+          resource: { 'service.name': 'late' },
+        }) as unknown,
+      ]);
+    });
+
+    it('skips unknown fields and known fields of an unexpected wire type', () => {
+      const span = Buffer.concat([
+        encoded('Span', { name: 'kept', kind: 2 }),
+        protobufjs.Writer.create()
+          .uint32((99 << 3) | 0)
+          .uint32(7)
+          .uint32((100 << 3) | 2)
+          .string('unknown')
+          .uint32((5 << 3) | 0)
+          .uint32(1)
+          .finish(),
+      ]);
+      const body = lengthDelimited(1, lengthDelimited(2, lengthDelimited(2, span)));
+      expect(decodeTraceRequest(body, 'protobuf')).toEqual([
+        expect.objectContaining({ name: 'kept', kind: 2 }) as unknown,
+      ]);
+    });
+
+    it('throws an OtlpDecodeError for a length that runs past its message', () => {
+      const body = lengthDelimited(1, new Uint8Array([0x12, 0x05, 0x00]));
+      expect(() => decodeTraceRequest(body, 'protobuf')).toThrow(OtlpDecodeError);
+      expect(() => decodeTraceRequest(body, 'protobuf')).toThrow(
+        /^malformed protobuf ExportTraceServiceRequest: .*runs past its message/,
+      );
+    });
+
+    it('decodes thousands of distinct attribute keys and values right', () => {
+      const attributes = Array.from({ length: 6000 }, (_, index) => ({
+        key: `key.${index}`,
+        value: { stringValue: `value ${index % 100}` },
+      }));
+      const [span] = decodeTraceRequest(
+        protobuf({ resourceSpans: [{ scopeSpans: [{ spans: [{ attributes }] }] }] }),
+        'protobuf',
+      );
+      expect(span!.attributes).toEqual(
+        Object.fromEntries(attributes.map(({ key, value }) => [key, value.stringValue])),
+      );
+    });
+
     it('decodes an empty body as a request without spans', () => {
       expect(decodeTraceRequest(new Uint8Array(0), 'application/x-protobuf')).toEqual([]);
     });
@@ -373,6 +451,21 @@ describe('decodeTraceRequest()', () => {
       );
     });
   });
+
+  it.each(['protobuf', 'json'] as const)(
+    'keeps a `__proto__` attribute as an own property in %s',
+    (encoding) => {
+      const request = jsonRequest({
+        attributes: [{ key: '__proto__', value: { stringValue: 'polluted' } }],
+      });
+      const body = encoding === 'json' ? json(request) : protobuf(request);
+      const [span] = decodeTraceRequest(body, encoding);
+      expect(Object.getPrototypeOf(span!.attributes)).toBe(Object.prototype);
+      expect(Object.getOwnPropertyDescriptor(span!.attributes, '__proto__')?.value).toBe(
+        'polluted',
+      );
+    },
+  );
 
   it('throws a TooltraceError with the field path in `where`', () => {
     const body = json(jsonRequest({ kind: true }));
