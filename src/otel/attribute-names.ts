@@ -1,3 +1,5 @@
+import type { Attributes } from '@opentelemetry/api';
+
 /**
  * Every attribute, event and value name tooltrace writes on spans, in one place. The `gen_ai.*`,
  * `error.type` and `exception.*` names are copied from the OpenTelemetry semantic conventions
@@ -93,3 +95,27 @@ export const ATTR_STREAM_PAYLOAD = 'tooltrace.stream.payload';
 
 /** Why a tool span ended: its result, idleness, the open-span bound, or shutdown. */
 export type EndReason = 'result' | 'abandoned' | 'evicted' | 'shutdown';
+
+/**
+ * Attributes of a `tool.stream.partial` span event. Written with literal keys (the same names
+ * as {@link ATTR_STREAM_SEQUENCE} and {@link ATTR_STREAM_PAYLOAD_BYTES}) because one is built per
+ * stream event: V8 builds a literal-keyed object from a template, a computed-key one key by key.
+ */
+export function partialEventAttributes(sequence: number, bytes: number): Attributes {
+  return sequence > 0
+    ? { 'tooltrace.stream.sequence': sequence, 'tooltrace.stream.payload.bytes': bytes }
+    : { 'tooltrace.stream.payload.bytes': bytes };
+}
+
+/**
+ * Attributes of a `tool.stream.progress` span event: the sequence, and the progress when the
+ * tool knows it (>= 0). Literal keys, like {@link partialEventAttributes}.
+ */
+export function progressEventAttributes(sequence: number, progress: number): Attributes {
+  if (sequence > 0) {
+    return progress >= 0
+      ? { 'tooltrace.stream.sequence': sequence, 'tooltrace.stream.progress': progress }
+      : { 'tooltrace.stream.sequence': sequence };
+  }
+  return progress >= 0 ? { 'tooltrace.stream.progress': progress } : {};
+}

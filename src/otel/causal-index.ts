@@ -1,12 +1,6 @@
 import type { SpanContext } from '@opentelemetry/api';
 import { GenerationalMap } from './generational-map.js';
 
-/** What the index knows of a tool call that had a span: its context, and whether it ended. */
-export interface CallRecord {
-  readonly spanContext: SpanContext;
-  ended: boolean;
-}
-
 /** Where a walk up the causal chain ended. */
 export interface CausalAncestry {
   /** The span of the nearest ancestor that has one, if any. */
@@ -24,11 +18,13 @@ const MAX_WALK = 1024;
 /**
  * Recent event ids and what they lead to, bounded: a plain event leads to its causal parent, a
  * `tool.result` leads past its call to the call's own parent (work a finished call's result
- * caused is the call's sibling, not its child), and a `tool.invoke` is a {@link CallRecord}.
- * Tool calls are also remembered under their call key, for journals without event ids.
+ * caused is the call's sibling, not its child), and the `tool.invoke` of an ended call leads to
+ * its span. Ended calls are also remembered under their call key (session and tool call id), so
+ * late and duplicate events are recognized in journals without event ids. Calls still open are
+ * not here: the walk asks the open calls first.
  */
 export class CausalIndex {
-  readonly #entries: GenerationalMap<string | CallRecord>;
+  readonly #entries: GenerationalMap<string | SpanContext>;
 
   constructor(capacity: number) {
     this.#entries = new GenerationalMap(capacity);
@@ -39,13 +35,14 @@ export class CausalIndex {
     this.#entries.set(id, parentId);
   }
 
-  /** Records the call under its `tool.invoke` event id or call key. */
-  rememberCall(key: string, record: CallRecord): void {
-    this.#entries.set(key, record);
+  /** Records an ended call's span under its `tool.invoke` event id or its call key. */
+  rememberEndedCall(key: string, spanContext: SpanContext): void {
+    this.#entries.set(key, spanContext);
   }
 
-  /** The call remembered under `key` (an invoke event id or a call key), if any. */
-  callRecord(key: string): CallRecord | undefined {
+  /** The span of the ended call remembered under `key` (invoke event id or call key), if any. */
+  endedCall(key: string): SpanContext | undefined {
+    if (key === '') return undefined;
     const entry = this.#entries.get(key);
     return typeof entry === 'object' ? entry : undefined;
   }
@@ -72,7 +69,7 @@ export class CausalIndex {
       if (open !== undefined) return { parent: open, rootId };
       const entry = this.#entries.get(id);
       if (entry === undefined) break;
-      if (typeof entry === 'object') return { parent: entry.spanContext, rootId };
+      if (typeof entry === 'object') return { parent: entry, rootId };
       id = entry;
     }
     return { parent: undefined, rootId };

@@ -1,4 +1,4 @@
-import type { Attributes, Span } from '@opentelemetry/api';
+import type { Attributes, HrTime, Span, SpanContext } from '@opentelemetry/api';
 import { TOOL_STREAM_PARTIAL, TOOL_STREAM_PROGRESS } from '../events/index.js';
 import {
   ATTR_STREAM_EVENTS_COALESCED,
@@ -7,15 +7,13 @@ import {
   ATTR_STREAM_PARTIAL_BYTES,
   ATTR_STREAM_PARTIAL_COUNT,
   ATTR_STREAM_PAYLOAD,
-  ATTR_STREAM_PAYLOAD_BYTES,
-  ATTR_STREAM_PROGRESS,
   ATTR_STREAM_PROGRESS_COUNT,
-  ATTR_STREAM_SEQUENCE,
   ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS,
+  partialEventAttributes,
+  progressEventAttributes,
 } from './attribute-names.js';
-import type { CallRecord } from './causal-index.js';
 import type { ContentCapture } from './content-capture.js';
-import { hrTimeFromUnixNano, millisecondsBetween } from './hr-time.js';
+import { hrTimeFromUnixNano, hrTimeNear, millisecondsBetween } from './hr-time.js';
 import { payloadBytes } from './payload-bytes.js';
 import { PARTIAL, StreamSampler, type StreamKind } from './stream-sampler.js';
 
@@ -26,7 +24,7 @@ const MAX_GAPS = 1024;
 
 /** Settings every open call shares, resolved once by the subscriber. */
 export interface StreamSettings {
-  /** How many stream events go straight to the span as they arrive. */
+  /** How many of the first stream events are kept (the head). */
   readonly headSize: number;
   /** Capacity of the sampled middle (0 with `maxStreamEvents` below 2). */
   readonly middleSize: number;
@@ -45,14 +43,16 @@ export interface StreamSettings {
  */
 export class OpenCall {
   readonly span: Span;
-  readonly record: CallRecord;
+  readonly spanContext: SpanContext;
   /** Id of the `tool.invoke` event, `''` when unknown (a journal without ids, or an orphan). */
   invokeId: string;
-  /** Session and call id, `''` when the call has no id. */
-  readonly callKey: string;
+  /** The tool call id (`tc_1`), `''` when the events carry none. */
+  readonly callId: string;
+  readonly sessionId: string;
   /** Causal parent of the `tool.invoke`: where walks from this call's result continue. */
   parentLink: string;
   readonly startUnixNano: bigint;
+  readonly #startHrTime: HrTime;
   /** Time of the latest event of the call: where an abandoned or evicted span ends. */
   lastUnixNano: bigint;
   /** Subscriber clock (ms) of the latest event, for the idle timeout. */
@@ -60,6 +60,10 @@ export class OpenCall {
   /** Whether the span was started by stream events or a result, not by its `tool.invoke`. */
   readonly orphan: boolean;
   invokeLate = false;
+  ended = false;
+  /** Neighbours in the start-order list of `OpenCalls`. */
+  previous: OpenCall | undefined;
+  next: OpenCall | undefined;
 
   #partialCount = 0;
   #progressCount = 0;
@@ -74,23 +78,29 @@ export class OpenCall {
 
   constructor(
     span: Span,
-    record: CallRecord,
-    ids: { invokeId: string; callKey: string; parentLink: string },
+    ids: { invokeId: string; callId: string; sessionId: string; parentId: string },
     startUnixNano: bigint,
     now: number,
     orphan: boolean,
     settings: StreamSettings,
   ) {
     this.span = span;
-    this.record = record;
+    this.spanContext = span.spanContext();
     this.invokeId = ids.invokeId;
-    this.callKey = ids.callKey;
-    this.parentLink = ids.parentLink;
+    this.callId = ids.callId;
+    this.sessionId = ids.sessionId;
+    this.parentLink = ids.parentId;
     this.startUnixNano = startUnixNano;
+    this.#startHrTime = hrTimeFromUnixNano(startUnixNano);
     this.lastUnixNano = startUnixNano;
     this.lastActivity = now;
     this.orphan = orphan;
     this.#settings = settings;
+  }
+
+  /** The OpenTelemetry time of a bus timestamp of this call. */
+  hrTime(unixNano: bigint): HrTime {
+    return hrTimeNear(this.startUnixNano, this.#startHrTime, unixNano);
   }
 
   /** Notes activity that is not a stream event (a late invoke, for instance). */
@@ -129,23 +139,18 @@ export class OpenCall {
       if (value >= 0) this.#lastProgress = value;
     }
     const settings = this.#settings;
-    if (this.#recorded < settings.headSize) {
-      this.#recorded += 1;
-      this.#addEvent(kind, timeUnixNano, seq, value, payload);
-    } else if (settings.keepLast) {
-      this.#sampler ??= new StreamSampler(settings.middleSize);
-      this.#sampler.offer(
-        kind,
-        timeUnixNano,
-        seq,
-        value,
-        settings.capture === undefined ? undefined : payload,
-      );
-    }
+    this.#sampler ??= new StreamSampler(settings.headSize, settings.middleSize, settings.keepLast);
+    this.#sampler.offer(
+      kind,
+      timeUnixNano,
+      seq,
+      value,
+      settings.capture === undefined ? undefined : payload,
+    );
     return true;
   }
 
-  /** Adds the sampled middle and last stream events to the span; call once, before ending. */
+  /** Adds the kept stream events to the span, in arrival order; call once, before ending. */
   flushStream(): void {
     const sampler = this.#sampler;
     if (sampler === undefined) return;
@@ -176,9 +181,9 @@ export class OpenCall {
     return attributes;
   }
 
-  /** Stream events that were only counted, not recorded as span events (so far). */
+  /** Stream events that were only counted, not kept as span events. */
   get coalescedCount(): number {
-    return this.#partialCount + this.#progressCount - this.#recorded;
+    return this.#partialCount + this.#progressCount - this.#recorded - (this.#sampler?.size ?? 0);
   }
 
   #addEvent(
@@ -189,25 +194,21 @@ export class OpenCall {
     payload: unknown,
   ): void {
     const capture = this.#settings.capture;
-    let attributes: Attributes;
     if (kind === PARTIAL) {
-      attributes = { [ATTR_STREAM_PAYLOAD_BYTES]: value };
-      if (sequence > 0) attributes[ATTR_STREAM_SEQUENCE] = sequence;
+      const attributes = partialEventAttributes(sequence, value);
       if (capture !== undefined) {
         const text = capture.text(ATTR_STREAM_PAYLOAD, payload);
         if (text !== undefined) attributes[ATTR_STREAM_PAYLOAD] = text;
       }
-      this.span.addEvent(TOOL_STREAM_PARTIAL, attributes, hrTimeFromUnixNano(timeUnixNano));
+      this.span.addEvent(TOOL_STREAM_PARTIAL, attributes, this.hrTime(timeUnixNano));
       return;
     }
-    attributes = {};
-    if (sequence > 0) attributes[ATTR_STREAM_SEQUENCE] = sequence;
-    if (value >= 0) attributes[ATTR_STREAM_PROGRESS] = value;
+    const attributes = progressEventAttributes(sequence, value);
     if (capture !== undefined) {
       const text = capture.text(ATTR_STREAM_PAYLOAD, payload, PROGRESS_PREVIEW_BYTES);
       if (text !== undefined) attributes[ATTR_STREAM_PAYLOAD] = text;
     }
-    this.span.addEvent(TOOL_STREAM_PROGRESS, attributes, hrTimeFromUnixNano(timeUnixNano));
+    this.span.addEvent(TOOL_STREAM_PROGRESS, attributes, this.hrTime(timeUnixNano));
   }
 
   #isNew(sequence: number): boolean {

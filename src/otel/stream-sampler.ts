@@ -17,28 +17,37 @@ export class StreamMark {
 }
 
 /**
- * Picks which stream events past the first few become span events, in bounded memory and
- * without randomness (a replay must give the same span).
+ * Picks which stream events become span events, in bounded memory and without randomness (a
+ * replay must give the same span).
  *
- * A span keeps `maxStreamEvents` events: the first quarter as they arrive (the head, added by
- * the caller straight to the open span), then a spread over the middle, and always the last
- * one. This class holds the middle and the last. Every new event takes the `last` slot; the one
- * it displaces is a middle candidate. The middle keeps every `stride`-th candidate; when it is
- * full it drops every other entry it holds and doubles the stride, so whatever the stream's
- * length, the kept events stay evenly spaced across it (10,000 partials with the default 64:
- * the first 16, 24 to 47 evenly spaced, the last). Memory is at most `middleCapacity + 1`
- * marks, and a rejected candidate's mark is reused for the next event. The held marks are added
- * to the span, in time order after the head, when the call ends.
+ * A span keeps at most `maxStreamEvents` events: the first quarter as they arrived (the head),
+ * a spread over the middle, and always the last one. Every event past the head takes the `last`
+ * slot; the one it displaces is a middle candidate. The middle keeps every `stride`-th candidate;
+ * when it is full it drops every other entry it holds and doubles the stride, so whatever the
+ * stream's length the kept events stay evenly spaced across it (10,000 partials with the default
+ * 64: the first 16, 24 to 47 evenly spaced, the last). Memory is at most `maxStreamEvents` small
+ * marks; a rejected candidate's mark is reused for the next event.
+ *
+ * Nothing is added to the span while the call runs: the marks are turned into span events, in
+ * arrival order, when it ends. A mark is a fraction of an SDK span event (no attribute objects,
+ * no copies), and adding them all at once in a tight loop is cheaper than one by one between
+ * the tool's awaits. Since the SDK never holds more than `maxStreamEvents` (+1 exception) events
+ * per span, it never has to drop any.
  */
 export class StreamSampler {
+  readonly #headSize: number;
   readonly #middleCapacity: number;
+  readonly #head: StreamMark[] = [];
   readonly #middle: StreamMark[] = [];
   #last: StreamMark | undefined;
+  readonly #keepLast: boolean;
   #stride = 1;
   #candidates = 0;
 
-  constructor(middleCapacity: number) {
-    this.#middleCapacity = middleCapacity;
+  constructor(headSize: number, middleCapacity: number, keepLast: boolean) {
+    this.#headSize = headSize;
+    this.#middleCapacity = keepLast ? middleCapacity : 0;
+    this.#keepLast = keepLast;
   }
 
   /** Offers the next stream event. */
@@ -49,8 +58,15 @@ export class StreamSampler {
     value: number,
     payload: unknown,
   ): void {
-    const previous = this.#last;
     let mark: StreamMark;
+    if (this.#head.length < this.#headSize) {
+      mark = new StreamMark();
+      fill(mark, kind, timeUnixNano, sequence, value, payload);
+      this.#head.push(mark);
+      return;
+    }
+    if (!this.#keepLast) return;
+    const previous = this.#last;
     if (previous === undefined) {
       mark = new StreamMark();
     } else if (this.#admit()) {
@@ -59,17 +75,20 @@ export class StreamSampler {
     } else {
       mark = previous;
     }
-    mark.kind = kind;
-    mark.timeUnixNano = timeUnixNano;
-    mark.sequence = sequence;
-    mark.value = value;
-    mark.payload = payload;
+    fill(mark, kind, timeUnixNano, sequence, value, payload);
     this.#last = mark;
   }
 
-  /** The kept marks in arrival order: the middle, then the last. */
+  /** How many marks are kept. */
+  get size(): number {
+    return this.#head.length + this.#middle.length + (this.#last === undefined ? 0 : 1);
+  }
+
+  /** The kept marks in arrival order: the head, the middle, then the last. */
   marks(): StreamMark[] {
-    return this.#last === undefined ? this.#middle : [...this.#middle, this.#last];
+    const marks = this.#head.concat(this.#middle);
+    if (this.#last !== undefined) marks.push(this.#last);
+    return marks;
   }
 
   #admit(): boolean {
@@ -89,4 +108,19 @@ export class StreamSampler {
     }
     return true;
   }
+}
+
+function fill(
+  mark: StreamMark,
+  kind: StreamKind,
+  timeUnixNano: bigint,
+  sequence: number,
+  value: number,
+  payload: unknown,
+): void {
+  mark.kind = kind;
+  mark.timeUnixNano = timeUnixNano;
+  mark.sequence = sequence;
+  mark.value = value;
+  mark.payload = payload;
 }

@@ -28,14 +28,39 @@ export interface ResultFields {
   turnId: string;
 }
 
-type Fields = Record<string, unknown>;
-
-function fieldsOf(payload: unknown): Fields {
-  return payload !== null && typeof payload === 'object' ? (payload as Fields) : {};
+/** Both spellings of every field read here; named properties keep the reads fast. */
+interface LoosePayload {
+  id?: unknown;
+  ID?: unknown;
+  name?: unknown;
+  Name?: unknown;
+  arguments?: unknown;
+  Arguments?: unknown;
+  turnId?: unknown;
+  TurnID?: unknown;
+  parentCallId?: unknown;
+  ParentCallID?: unknown;
+  output?: unknown;
+  Output?: unknown;
+  outputStructured?: unknown;
+  OutputStructured?: unknown;
+  error?: unknown;
+  Error?: unknown;
+  errorType?: unknown;
+  ErrorType?: unknown;
+  cancelled?: unknown;
+  Cancelled?: unknown;
+  tool_id?: unknown;
+  tool_name?: unknown;
 }
 
-function text(fields: Fields, camel: string, go: string): string {
-  const value = fields[camel] ?? fields[go];
+const EMPTY: LoosePayload = {};
+
+function fieldsOf(payload: unknown): LoosePayload {
+  return payload !== null && typeof payload === 'object' ? (payload) : EMPTY;
+}
+
+function text(value: unknown): string {
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
 }
 
@@ -43,45 +68,39 @@ function text(fields: Fields, camel: string, go: string): string {
 export function readInvoke(payload: unknown): InvokeFields {
   const fields = fieldsOf(payload);
   return {
-    callId: text(fields, 'id', 'ID'),
-    name: text(fields, 'name', 'Name'),
-    arguments: fields['arguments'] ?? fields['Arguments'],
-    turnId: text(fields, 'turnId', 'TurnID'),
-    parentCallId: text(fields, 'parentCallId', 'ParentCallID'),
+    callId: text(fields.id ?? fields.ID),
+    name: text(fields.name ?? fields.Name),
+    arguments: fields.arguments ?? fields.Arguments,
+    turnId: text(fields.turnId ?? fields.TurnID),
+    parentCallId: text(fields.parentCallId ?? fields.ParentCallID),
   };
 }
 
 /** The fields of a `tool.result` payload. */
 export function readResult(payload: unknown): ResultFields {
   const fields = fieldsOf(payload);
-  const output = fields['output'] ?? fields['Output'];
-  const structured = fields['outputStructured'] ?? fields['OutputStructured'];
-  const cancelled = fields['cancelled'] ?? fields['Cancelled'];
+  const output = fields.output ?? fields.Output;
+  const structured = fields.outputStructured ?? fields.OutputStructured;
   return {
-    callId: text(fields, 'id', 'ID'),
-    name: text(fields, 'name', 'Name'),
+    callId: text(fields.id ?? fields.ID),
+    name: text(fields.name ?? fields.Name),
     output: output === undefined || output === '' ? (structured ?? output) : output,
-    error: text(fields, 'error', 'Error'),
-    errorType: text(fields, 'errorType', 'ErrorType'),
-    cancelled: cancelled === true,
-    turnId: text(fields, 'turnId', 'TurnID'),
+    error: text(fields.error ?? fields.Error),
+    errorType: text(fields.errorType ?? fields.ErrorType),
+    cancelled: (fields.cancelled ?? fields.Cancelled) === true,
+    turnId: text(fields.turnId ?? fields.TurnID),
   };
 }
 
 /** The tool call id a `tool.stream.*` payload names (`tool_id`). */
 export function streamCallId(payload: unknown): string {
   const fields = fieldsOf(payload);
-  const value = fields['tool_id'] ?? fields['id'];
+  const value = fields.tool_id ?? fields.id;
   return typeof value === 'string' ? value : '';
 }
 
 /** The tool name a `tool.stream.*` payload names (`tool_name`). */
 export function streamToolName(payload: unknown): string {
-  const value = fieldsOf(payload)['tool_name'];
+  const value = fieldsOf(payload).tool_name;
   return typeof value === 'string' ? value : '';
-}
-
-/** The key a call is found by when events lack ids: session and tool call id. */
-export function callKeyOf(sessionId: string, callId: string): string {
-  return callId === '' ? '' : `${sessionId}\u0000${callId}`;
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PARTIAL, StreamSampler } from '../../src/otel/stream-sampler.js';
 
-function sample(middleCapacity: number, count: number): number[] {
-  const sampler = new StreamSampler(middleCapacity);
+function sample(middleCapacity: number, count: number, headSize = 0): number[] {
+  const sampler = new StreamSampler(headSize, middleCapacity, true);
   for (let sequence = 1; sequence <= count; sequence += 1) {
     sampler.offer(PARTIAL, BigInt(sequence), sequence, 1, undefined);
   }
@@ -38,5 +38,21 @@ describe('StreamSampler', () => {
 
   it('works with no middle at all', () => {
     expect(sample(0, 1_000)).toEqual([1_000]);
+  });
+
+  it('keeps the head as it came, then the spread and the last', () => {
+    const kept = sample(47, 10_000, 16);
+    expect(kept.slice(0, 16)).toEqual(Array.from({ length: 16 }, (_, index) => index + 1));
+    expect(kept[16]).toBe(17);
+    expect(kept.at(-1)).toBe(10_000);
+    expect(kept.length).toBeLessThanOrEqual(64);
+  });
+
+  it('keeps only the head without a last slot', () => {
+    const sampler = new StreamSampler(3, 0, false);
+    for (let sequence = 1; sequence <= 10; sequence += 1) {
+      sampler.offer(PARTIAL, BigInt(sequence), sequence, 1, undefined);
+    }
+    expect(sampler.marks().map((mark) => mark.sequence)).toEqual([1, 2, 3]);
   });
 });
