@@ -1,0 +1,260 @@
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  decodeTraceRequest,
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from '../../src/testing/index.js';
+import {
+  childEnv,
+  rowOf,
+  runCli,
+  SCENARIO_TOOLS,
+  startCli,
+  waterfallOf,
+  type CliRun,
+} from './cli-process.js';
+
+let directory: string;
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'tooltrace-demo-'));
+});
+afterAll(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+/** The live log: the plain lines printed while the tools run (`+0.12s  name  what`). */
+function liveLines(stdout: string): string[] {
+  return stdout.split('\n').filter((line) => /^ *\+\d+\.\d\ds {2}/.test(line));
+}
+
+async function readSpans(path: string): Promise<ReceivedSpan[]> {
+  return decodeTraceRequest(await readFile(path), 'application/json');
+}
+
+/** Span ids and parent ids by tool name: what must survive every path the spans take. */
+function identities(spans: readonly ReceivedSpan[]): Record<string, string> {
+  return Object.fromEntries(
+    spans.map((span) => [span.name, `${span.traceId}/${span.spanId}<-${span.parentSpanId}`]),
+  );
+}
+
+describe('tooltrace demo --fast', () => {
+  let run: CliRun;
+  let waterfall: string[];
+  let outFile: string;
+
+  beforeAll(async () => {
+    outFile = join(directory, 'demo.json');
+    run = await runCli(['demo', '--fast', '--out', outFile]);
+    waterfall = waterfallOf(run.stdout);
+  });
+
+  it('exits 0 with nothing on stderr', () => {
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+  });
+
+  it('logs every scenario tool while it runs', () => {
+    const live = liveLines(run.stdout);
+    for (const tool of SCENARIO_TOOLS) {
+      expect(live.some((line) => line.includes(` ${tool}  started (`))).toBe(true);
+    }
+    expect(live.filter((line) => / (ok|failed|cancelled)(: |$)/.test(line))).toHaveLength(8);
+  });
+
+  it('draws one trace of eight spans with every scenario tool', () => {
+    expect(waterfall[0]).toMatch(/^trace [0-9a-f]{32} {2}8 spans {2}/);
+    expect(waterfall).toHaveLength(9);
+    for (const tool of SCENARIO_TOOLS) expect(rowOf(waterfall, tool)).toBeDefined();
+  });
+
+  it('indents the nested call under plan_trip and the sub-agent call under research', () => {
+    const names = waterfall
+      .slice(1)
+      .map((line) => /^ {2}((?:[├└]─ |│ {2}| {3})*execute_tool \S+)/.exec(line)![1]);
+    expect(names).toEqual([
+      'execute_tool write_report',
+      'execute_tool index_files',
+      'execute_tool fetch_prices',
+      'execute_tool slow_search',
+      'execute_tool plan_trip',
+      '└─ execute_tool lookup_weather',
+      'execute_tool research',
+      '└─ execute_tool summarize',
+    ]);
+  });
+
+  it('marks the failed call ERROR with its message and the cancelled call CANCELLED', () => {
+    expect(rowOf(waterfall, 'fetch_prices')).toMatch(
+      / ERROR {2}.*"price feed returned HTTP 503 for market FRA"$/,
+    );
+    expect(rowOf(waterfall, 'slow_search')).toMatch(/ CANCELLED {2}/);
+    expect(rowOf(waterfall, 'slow_search')).not.toContain('ERROR');
+    for (const tool of ['write_report', 'index_files', 'plan_trip', 'lookup_weather']) {
+      expect(rowOf(waterfall, tool)).toMatch(/ OK( {2}|$)/);
+    }
+    const live = liveLines(run.stdout);
+    expect(live).toContainEqual(
+      expect.stringMatching(
+        / fetch_prices {2}failed: price feed returned HTTP 503 for market FRA$/,
+      ),
+    );
+    expect(live).toContainEqual(expect.stringMatching(/ slow_search {2}cancelled: /));
+  });
+
+  it('shows the stream summary the spans carry', () => {
+    expect(rowOf(waterfall, 'write_report')).toMatch(/ 4 partials \(289 B\), first after /);
+    expect(rowOf(waterfall, 'index_files')).toMatch(/ 48 progress to 100%/);
+  });
+
+  it('writes no escape codes when stdout is not a terminal', () => {
+    expect(run.stdout).not.toContain('\x1b');
+  });
+
+  it('writes what was exported to --out as OTLP JSON that decodes into the eight spans', async () => {
+    expect(run.stdout).toContain(`Wrote 8 spans as OTLP JSON to ${outFile}`);
+    const spans = await readSpans(outFile);
+    expect(spans).toHaveLength(8);
+    expect(spans.map((span) => span.name.replace('execute_tool ', '')).sort()).toEqual(
+      [...SCENARIO_TOOLS].sort(),
+    );
+    const traceId = /^trace ([0-9a-f]{32})/.exec(waterfall[0]!)![1];
+    expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set([traceId]));
+    expect(new Set(spans.map((span) => span.spanId)).size).toBe(8);
+    const byName = new Map(spans.map((span) => [span.name, span]));
+    expect(byName.get('execute_tool lookup_weather')?.parentSpanId).toBe(
+      byName.get('execute_tool plan_trip')?.spanId,
+    );
+    expect(byName.get('execute_tool summarize')?.parentSpanId).toBe(
+      byName.get('execute_tool research')?.spanId,
+    );
+  });
+
+  it('writes no escape codes with --no-color either', async () => {
+    const plain = await runCli(['demo', '--fast', '--no-color'], childEnv({ FORCE_COLOR: '1' }));
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).not.toContain('\x1b');
+    expect(waterfallOf(plain.stdout)).toHaveLength(9);
+  });
+});
+
+describe('tooltrace demo with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+  let receiver: OtlpReceiver;
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+  });
+  afterEach(() => {
+    receiver.setAvailable(true);
+    receiver.clear();
+  });
+  afterAll(async () => {
+    await receiver.close();
+  });
+
+  it('exports the same spans there and still draws the waterfall', async () => {
+    const outFile = join(directory, 'exported.json');
+    const run = await runCli(
+      ['demo', '--fast', '--out', outFile],
+      childEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'demo-under-test' }),
+    );
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`and to ${receiver.tracesUrl}`);
+    expect(run.stdout).toContain(`Exported 8 spans to ${receiver.tracesUrl}.`);
+    expect(waterfallOf(run.stdout)).toHaveLength(9);
+    const exported = await receiver.waitForSpans(8);
+    expect(exported).toHaveLength(8);
+    expect(exported[0]?.resource['service.name']).toBe('demo-under-test');
+    expect(identities(exported)).toEqual(identities(await readSpans(outFile)));
+  });
+
+  it('still draws the waterfall when the endpoint refuses, and says so with exit code 1', async () => {
+    receiver.setAvailable(false);
+    const run = await runCli(
+      ['demo', '--fast'],
+      childEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TIMEOUT: '500' }),
+    );
+    expect(waterfallOf(run.stdout)).toHaveLength(9);
+    expect(run.stderr).toMatch(
+      new RegExp(`^tooltrace demo: 8 spans were not exported to ${receiver.tracesUrl}: .+\\n$`),
+    );
+    expect(run.code).toBe(1);
+  });
+
+  it('refuses a bad OTEL_EXPORTER_OTLP_PROTOCOL with exit code 2 before running', async () => {
+    const run = await runCli(
+      ['demo', '--fast'],
+      childEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }),
+    );
+    expect(run.stderr).toMatch(/^tooltrace demo: OTLP protocol 'grpc' is not supported/);
+    expect(run.stdout).toBe('');
+    expect(run.code).toBe(2);
+  });
+});
+
+describe('tooltrace demo --forward', () => {
+  let receiver: OtlpReceiver;
+  let sidecar: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+  });
+  afterEach(() => {
+    if (sidecar?.exitCode === null) sidecar.kill('SIGKILL');
+    sidecar = undefined;
+  });
+  afterAll(async () => {
+    await receiver.close();
+  });
+
+  /** Starts `tooltrace sidecar --listen 127.0.0.1:0` and resolves with the URL it prints. */
+  async function startSidecar(): Promise<{ url: string; log: () => string }> {
+    const child = startCli([
+      'sidecar',
+      '--listen',
+      '127.0.0.1:0',
+      '--otlp-endpoint',
+      receiver.url,
+      '--status-interval',
+      '0',
+    ]);
+    sidecar = child;
+    let log = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        log += chunk.toString('utf8');
+        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(log);
+        if (match !== null) resolve(match[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`sidecar exited with ${code}:\n${log}`)));
+    });
+    return { url, log: () => log };
+  }
+
+  it('sends the events to a sidecar process, which exports the same eight spans', async () => {
+    const { url, log } = await startSidecar();
+    const outFile = join(directory, 'forwarded.json');
+    const run = await runCli(['demo', '--fast', '--forward', url, '--out', outFile]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`events go to the sidecar at ${url}`);
+    expect(run.stdout).toMatch(new RegExp(`\\nForwarded \\d+ events to ${url}\\.\\n`));
+    expect(waterfallOf(run.stdout)).toHaveLength(9);
+
+    const exited = once(sidecar!, 'exit');
+    sidecar!.kill('SIGTERM');
+    const [code] = (await exited) as [number | null];
+    expect(code, log()).toBe(0);
+    const exported = await receiver.waitForSpans(8);
+    expect(exported).toHaveLength(8);
+    expect(exported[0]?.resource['service.name']).toBe('tooltrace-sidecar');
+    // Ids derive from the forwarded event ids, so the sidecar's trace is the demo's own.
+    expect(identities(exported)).toEqual(identities(await readSpans(outFile)));
+  });
+});

@@ -1,0 +1,287 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoPace } from '../../src/demo/demo-tools.js';
+import { runDemoAgent } from '../../src/demo/index.js';
+import { EventBus } from '../../src/index.js';
+import { forwardEvents } from '../../src/sidecar/index.js';
+import { startOtlpReceiver } from '../../src/testing/index.js';
+import { childEnv, rowOf, runCli, SCENARIO_TOOLS, waterfallOf } from './cli-process.js';
+
+let directory: string;
+/** The demo's own waterfall and its `--out` file, made once by a `tooltrace demo` process. */
+let demoWaterfall: string[];
+let otlpFile: string;
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'tooltrace-view-'));
+  otlpFile = join(directory, 'demo.json');
+  const demo = await runCli(['demo', '--fast', '--out', otlpFile]);
+  expect(demo.code, demo.stderr).toBe(0);
+  demoWaterfall = waterfallOf(demo.stdout);
+  expect(demoWaterfall).toHaveLength(9);
+});
+afterAll(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+/** Writes `text` to a new file in the test directory and returns its path. */
+async function file(name: string, text: string | Buffer): Promise<string> {
+  const path = join(directory, name);
+  await writeFile(path, text);
+  return path;
+}
+
+/** The label column of each row: the span name with its tree connectors. */
+function labels(waterfall: readonly string[]): string[] {
+  return waterfall
+    .filter((line) => line.startsWith('  '))
+    .map((line) => /^ {2}((?:[├└]─ |│ {2}| {3})*\S+ \S+)/.exec(line)![1]!);
+}
+
+/** Lines written in Nexus's Go journal format: Go payload field names and no `event_id`. */
+const NEXUS_JOURNAL = [
+  {
+    seq: 1,
+    ts: '2026-05-01T14:00:00.000000000+02:00',
+    type: 'tool.invoke',
+    source: 'nexus.agent.react',
+    payload: {
+      _schema_version: 1,
+      ID: 'call_read',
+      Name: 'read_file',
+      Arguments: { path: 'a.txt' },
+      TurnID: 't1',
+      ParentCallID: '',
+      Sequence: 0,
+    },
+  },
+  {
+    seq: 2,
+    ts: '2026-05-01T14:00:00.250000000+02:00',
+    type: 'tool.result',
+    source: 'nexus.tools',
+    parent_seq: 1,
+    payload: {
+      _schema_version: 1,
+      ID: 'call_read',
+      Name: 'read_file',
+      Output: 'hello',
+      Error: '',
+      OutputFile: '',
+      OutputData: null,
+      OutputStructured: null,
+      TurnID: 't1',
+    },
+  },
+  {
+    seq: 3,
+    ts: '2026-05-01T14:00:00.300000000+02:00',
+    type: 'tool.invoke',
+    source: 'nexus.agent.react',
+    payload: { ID: 'call_run', Name: 'run_tests', Arguments: null, TurnID: 't1' },
+  },
+  {
+    seq: 4,
+    ts: '2026-05-01T14:00:01.300000000+02:00',
+    type: 'tool.result',
+    source: 'nexus.tools',
+    parent_seq: 3,
+    payload: {
+      ID: 'call_run',
+      Name: 'run_tests',
+      Output: '',
+      Error: '3 tests failed',
+      TurnID: 't1',
+    },
+  },
+].map((line) => JSON.stringify(line));
+
+describe('tooltrace view', () => {
+  describe('an OTLP JSON file', () => {
+    it("draws the demo's --out file as the same waterfall the demo drew", async () => {
+      const run = await runCli(['view', otlpFile]);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(waterfallOf(run.stdout)).toEqual(demoWaterfall);
+      expect(run.stdout).not.toContain('\x1b');
+    });
+
+    it('draws a pretty-printed (multi-line) OTLP JSON document the same way', async () => {
+      const pretty = JSON.stringify(JSON.parse(await readFile(otlpFile, 'utf8')), null, 2);
+      const run = await runCli(['view', await file('pretty.json', `${pretty}\n`)]);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(waterfallOf(run.stdout)).toEqual(demoWaterfall);
+    });
+
+    it('reads a file that starts with a UTF-8 byte order mark', async () => {
+      const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), await readFile(otlpFile)]);
+      const run = await runCli(['view', await file('bom.json', bytes)]);
+      expect(run.stderr).toBe('');
+      expect(waterfallOf(run.stdout)).toEqual(demoWaterfall);
+    });
+
+    it('joins one request per line, as the Collector file exporter writes them', async () => {
+      const request = JSON.parse(await readFile(otlpFile, 'utf8')) as {
+        resourceSpans: { scopeSpans: { spans: unknown[] }[] }[];
+      };
+      const spans = request.resourceSpans[0]!.scopeSpans[0]!.spans;
+      const half = (part: unknown[]): string => {
+        const copy = structuredClone(request);
+        copy.resourceSpans[0]!.scopeSpans[0]!.spans = part;
+        return JSON.stringify(copy);
+      };
+      const text = `${half(spans.slice(0, 3))}\n\n${half(spans.slice(3))}\n`;
+      const run = await runCli(['view', await file('per-line.json', text)]);
+      expect(run.code).toBe(0);
+      expect(waterfallOf(run.stdout)).toEqual(demoWaterfall);
+    });
+
+    it('names the line of a request that does not decode, with exit code 2', async () => {
+      const text = `${(await readFile(otlpFile, 'utf8')).trim()}\n{"resourceSpans": 3}\n`;
+      const path = await file('bad-request.json', text);
+      const run = await runCli(['view', path]);
+      expect(run.stderr).toMatch(new RegExp(`^tooltrace view: ${path}: line 2: .*resourceSpans`));
+      expect(run.code).toBe(2);
+    });
+  });
+
+  describe('an NDJSON event journal', () => {
+    it('replays a journal written by forwardEvents and draws every call in its tree', async () => {
+      const path = join(directory, 'events.ndjson');
+      const bus = new EventBus();
+      const forwarder = forwardEvents(bus, { file: path });
+      await runDemoAgent(bus, demoPace(0.02));
+      expect(await forwarder.close()).toBe(true);
+      expect(forwarder.stats().dropped).toBe(0);
+
+      const run = await runCli(['view', path]);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const waterfall = waterfallOf(run.stdout);
+      expect(waterfall[0]).toMatch(/^trace [0-9a-f]{32} {2}8 spans /);
+      for (const tool of SCENARIO_TOOLS) expect(rowOf(waterfall, tool)).toBeDefined();
+      expect(labels(waterfall)).toEqual(labels(demoWaterfall));
+      expect(rowOf(waterfall, 'fetch_prices')).toMatch(
+        / ERROR {2}.*"price feed returned HTTP 503 for market FRA"$/,
+      );
+      expect(rowOf(waterfall, 'slow_search')).toMatch(/ CANCELLED /);
+      expect(run.stdout).not.toContain('\x1b');
+    });
+
+    it('draws a Nexus journal with Go payload names and no event_id', async () => {
+      const run = await runCli([
+        'view',
+        await file('nexus.ndjson', `${NEXUS_JOURNAL.join('\n')}\n`),
+      ]);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const waterfall = waterfallOf(run.stdout);
+      expect(rowOf(waterfall, 'read_file')).toMatch(/ 250ms {2}OK$/);
+      expect(rowOf(waterfall, 'run_tests')).toMatch(/ 1\.00s {2}ERROR .*"3 tests failed"$/);
+    });
+
+    it('reports bad lines with their numbers and still draws the rest', async () => {
+      const lines = [
+        NEXUS_JOURNAL[0],
+        NEXUS_JOURNAL[1],
+        'not json at all',
+        NEXUS_JOURNAL[2],
+        '{"seq":9,"type":"tool.result"}',
+        NEXUS_JOURNAL[3],
+      ];
+      const run = await runCli(['view', await file('bad-lines.ndjson', `${lines.join('\n')}\n`)]);
+      expect(run.stderr).toMatch(/: line 3: skipped \(not_json\): /);
+      expect(run.stderr).toMatch(/: line 5: skipped \(missing_field\): ts is missing/);
+      expect(run.stderr.trim().split('\n')).toHaveLength(2);
+      expect(run.code).toBe(0);
+      const waterfall = waterfallOf(run.stdout);
+      expect(rowOf(waterfall, 'read_file')).toBeDefined();
+      expect(rowOf(waterfall, 'run_tests')).toBeDefined();
+    });
+
+    it('reads a journal whose first line is torn', async () => {
+      const torn = NEXUS_JOURNAL[0]!.slice(40);
+      const text = `${[torn, ...NEXUS_JOURNAL.slice(1)].join('\n')}\n`;
+      const run = await runCli(['view', await file('torn.ndjson', text)]);
+      expect(run.stderr).toMatch(/: line 1: skipped \(not_json\): /);
+      expect(run.code).toBe(0);
+      expect(rowOf(waterfallOf(run.stdout), 'run_tests')).toBeDefined();
+    });
+
+    it('ignores OTEL_EXPORTER_OTLP_ENDPOINT: looking at a file exports nothing', async () => {
+      const receiver = await startOtlpReceiver();
+      try {
+        const path = await file('quiet.ndjson', `${NEXUS_JOURNAL.join('\n')}\n`);
+        const run = await runCli(
+          ['view', path],
+          childEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }),
+        );
+        expect(run.stderr).toBe('');
+        expect(run.code).toBe(0);
+        expect(rowOf(waterfallOf(run.stdout), 'run_tests')).toBeDefined();
+        expect(receiver.requests).toEqual([]);
+      } finally {
+        await receiver.close();
+      }
+    });
+  });
+
+  describe('a file it cannot draw', () => {
+    it('names a missing file, with exit code 2', async () => {
+      const path = join(directory, 'no-such-file.json');
+      const run = await runCli(['view', path]);
+      expect(run.stderr).toBe(`tooltrace view: cannot read ${path}: no such file\n`);
+      expect(run.stdout).toBe('');
+      expect(run.code).toBe(2);
+    });
+
+    it('refuses a directory, with exit code 2', async () => {
+      const path = join(directory, 'a-directory');
+      await mkdir(path);
+      const run = await runCli(['view', path]);
+      expect(run.stderr).toBe(`tooltrace view: ${path} is not a file\n`);
+      expect(run.code).toBe(2);
+    });
+
+    it('refuses an empty or blank file, with exit code 2', async () => {
+      for (const [name, text] of [
+        ['empty.json', ''],
+        ['blank.json', '\n  \n\n'],
+      ] as const) {
+        const path = await file(name, text);
+        const run = await runCli(['view', path]);
+        expect(run.stderr).toBe(`tooltrace view: ${path} is empty\n`);
+        expect(run.code).toBe(2);
+      }
+    });
+
+    it('names line 1 and why for a file of neither kind, with exit code 2', async () => {
+      const text = await file('notes.txt', 'hello world\nsecond line\n');
+      const run = await runCli(['view', text]);
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^tooltrace view: ${text} is neither OTLP JSON nor an NDJSON event journal: line 1: the line is not JSON: `,
+        ),
+      );
+      expect(run.code).toBe(2);
+
+      const object = await file('object.json', '{"name": "not an event"}\n');
+      const objectRun = await runCli(['view', object]);
+      expect(objectRun.stderr).toBe(
+        `tooltrace view: ${object} is neither OTLP JSON nor an NDJSON event journal: line 1: type is missing\n`,
+      );
+      expect(objectRun.code).toBe(2);
+    });
+
+    it('says so when a journal holds no tool calls, with exit code 1', async () => {
+      const line = JSON.stringify({ ts: '2026-05-01T12:00:00Z', type: 'agent.turn', payload: {} });
+      const path = await file('no-calls.ndjson', `${line}\n`);
+      const run = await runCli(['view', path]);
+      expect(run.stderr).toBe(`tooltrace view: ${path} holds no spans or tool calls\n`);
+      expect(run.code).toBe(1);
+    });
+  });
+});
