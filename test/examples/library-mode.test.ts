@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startOtlpReceiver } from '../../src/testing/index.js';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The environment without the OTLP settings a developer's shell may carry. */
+function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) if (name.startsWith('OTEL_')) delete env[name];
+  return { ...env, ...extra };
+}
+
+function runExample(env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
+  return run(process.execPath, ['--import', 'tsx', 'examples/library-mode.ts'], {
+    cwd: root,
+    env,
+    timeout: 20_000,
+  });
+}
+
+describe('examples/library-mode.ts', () => {
+  it("runs and prints the tool span as a child of the app's request span, in one trace", async () => {
+    const { stdout, stderr } = await runExample(cleanEnv());
+    expect(stderr).toBe('');
+    expect(stdout.trim().split('\n')).toEqual([
+      'tool result: 2 documents',
+      'POST /chat  parent: (root)  events: 0',
+      'execute_tool search_docs  parent: POST /chat  events: 2',
+      'one trace',
+    ]);
+  });
+
+  it('exports to OTEL_EXPORTER_OTLP_ENDPOINT when it is set', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const { stdout, stderr } = await runExample(
+        cleanEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }),
+      );
+      expect(stderr).toBe('');
+      expect(stdout).toContain(`spans sent to ${receiver.url}`);
+      const spans = await receiver.waitForSpans(2);
+      const request = spans.find((span) => span.name === 'POST /chat');
+      const tool = spans.find((span) => span.name === 'execute_tool search_docs');
+      expect(request?.kind).toBe(2);
+      expect(tool?.parentSpanId).toBe(request?.spanId);
+      expect(tool?.traceId).toBe(request?.traceId);
+      expect(tool?.attributes['gen_ai.tool.call.id']).toBe('tc_1');
+    } finally {
+      await receiver.close();
+    }
+  });
+});
