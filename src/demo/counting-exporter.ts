@@ -44,6 +44,7 @@ export class CountingExporter implements SpanExporter {
     return this.#inner.forceFlush?.() ?? Promise.resolve();
   }
 
+  /** A snapshot of the counts. */
   stats(): CountingExporterStats {
     return { ...this.#stats };
   }

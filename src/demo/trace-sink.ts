@@ -42,7 +42,7 @@ export interface TraceSink {
   readonly idGenerator: DerivedIdGenerator;
   /** Where spans go besides the embedded receiver, for the banner. */
   readonly external: string | undefined;
-  /** Flushes the SDK and waits until `count` spans reached the embedded receiver. */
+  /** Flushes the embedded export and waits until `count` spans reached the receiver. */
   collect(count: number): Promise<ReceivedSpan[]>;
   /**
    * Flushes the export elsewhere (which may take up to its OTLP timeout when nothing answers),
