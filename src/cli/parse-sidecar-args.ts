@@ -28,6 +28,7 @@ Options:
   --capture-content           record arguments, payloads and outputs (truncated, redacted)
   --max-queue-spans N         spans waiting for export before intake pushes back (50000)
   --max-line-bytes N          longest accepted line (1048576)
+  --max-body-bytes N          largest POST /v1/events body, before and after gzip (16777216)
   --idle-timeout DURATION     end a call with no result after this long idle (5m)
   --shutdown-timeout DURATION how long SIGTERM/SIGINT may take to flush (10s)
   --status-interval DURATION  status line period on stderr, 0 for none (10s)
@@ -82,6 +83,7 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
         'capture-content': { type: 'boolean' },
         'max-queue-spans': { type: 'string' },
         'max-line-bytes': { type: 'string' },
+        'max-body-bytes': { type: 'string' },
         'idle-timeout': { type: 'string' },
         'shutdown-timeout': { type: 'string' },
         'status-interval': { type: 'string' },
@@ -124,6 +126,7 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
   };
   assign('maxQueueSpans', integer('max-queue-spans', values['max-queue-spans'], 1));
   assign('maxLineBytes', integer('max-line-bytes', values['max-line-bytes'], 64));
+  assign('maxBodyBytes', integer('max-body-bytes', values['max-body-bytes'], 64));
   assign('idleTimeoutMs', duration('idle-timeout', values['idle-timeout']));
   assign('shutdownTimeoutMs', duration('shutdown-timeout', values['shutdown-timeout']));
   assign('statusIntervalMs', duration('status-interval', values['status-interval']));

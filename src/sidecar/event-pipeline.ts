@@ -29,9 +29,12 @@ export interface LineSource {
 
 /** The line being replayed, while its spans start. */
 interface Dispatch {
-  tracker: CheckpointTracker;
+  tracker: CheckpointTracker | undefined;
   root: number;
 }
+
+/** A line from a source without checkpoint (stdin, HTTP): its spans pin nothing. */
+const UNTRACKED: Dispatch = { tracker: undefined, root: 0 };
 
 /**
  * Turns NDJSON lines into events on the sidecar's own bus: decode (every rejection counted by
@@ -51,6 +54,7 @@ export class EventPipeline {
   #previousSynthetic = new Set<string>();
   /** Parents from envelope `traceparent`s, by invoke event id, taken once. */
   readonly #traceparents = new Map<string, Context>();
+  /** The line being replayed; `undefined` between lines (a timer releasing held events). */
   #dispatch: Dispatch | undefined;
   /** Where spans started outside any line are pinned: the checkpointed file, if any. */
   #fallbackTracker: CheckpointTracker | undefined;
@@ -82,6 +86,7 @@ export class EventPipeline {
   /** Pins a span that just started to the line being replayed (see {@link CheckpointTracker}). */
   spanStarted(span: object): void {
     const dispatch = this.#dispatch;
+    if (dispatch === UNTRACKED) return;
     const tracker = dispatch?.tracker ?? this.#fallbackTracker;
     if (tracker === undefined) return;
     if (dispatch !== undefined) tracker.pin(span, dispatch.root);
@@ -178,14 +183,13 @@ export class EventPipeline {
         }
       }
     }
-    if (tracker === undefined) return this.#emit(init, sourceName);
-    const root = tracker.rootOf(lineStart, init, result.hasEventId ? init.id! : '');
-    this.#dispatch = { tracker, root };
+    const root = tracker?.rootOf(lineStart, init, result.hasEventId ? init.id! : '') ?? 0;
+    this.#dispatch = tracker === undefined ? UNTRACKED : { tracker, root };
     try {
       return this.#emit(init, sourceName);
     } finally {
       this.#dispatch = undefined;
-      tracker.lineDone(root, lineEnd);
+      tracker?.lineDone(root, lineEnd);
     }
   }
 
