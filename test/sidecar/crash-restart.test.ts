@@ -3,6 +3,7 @@ import {
   existsSync,
   mkdtempSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -156,6 +157,29 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
     const spanOf = (callId: string) =>
       receiver.spans.find((span) => span.attributes['gen_ai.tool.call.id'] === callId)!;
     expect(spanOf('tc_b').parentSpanId).toBe(spanOf('tc_a').spanId);
+  });
+
+  it('reads a file replaced while it was down from the start, with its own offsets', async () => {
+    writeFileSync(journal, journalText({ calls: 50 }));
+    const first = follow();
+    await waitForCalls(50);
+    first.child.kill('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+    const before = readCheckpoint();
+    expect(before.offset).toBe(statSync(journal).size);
+
+    // Rotated while the sidecar was down: same path, another inode, other content.
+    writeFileSync(`${journal}.new`, journalText({ calls: 30, firstCall: 50 }));
+    renameSync(`${journal}.new`, journal);
+    const second = follow();
+    await waitForCalls(80);
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+    expect(readCheckpoint()).toEqual({
+      path: journal,
+      inode: statSync(journal).ino,
+      offset: statSync(journal).size,
+    });
   });
 
   it('resumes a file without event ids at its checkpoint', async () => {

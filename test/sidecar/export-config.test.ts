@@ -1,0 +1,194 @@
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigurationError } from '../../src/errors/index.js';
+import { runSidecar, type SidecarOptions } from '../../src/sidecar/index.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../../src/testing/index.js';
+import { journalText } from './journal-lines.js';
+import { killSidecars, startSidecar } from './sidecar-process.js';
+
+describe('sidecar export configuration', () => {
+  let receiver: OtlpReceiver;
+
+  beforeEach(async () => {
+    receiver = await startOtlpReceiver();
+  });
+
+  afterEach(async () => {
+    await killSidecars();
+    await receiver.close();
+  });
+
+  /** Runs `runSidecar` over two calls on a stream and waits until it exits. */
+  async function exportTwoCalls(
+    env: Record<string, string>,
+    options: Partial<SidecarOptions> = {},
+  ): Promise<void> {
+    const sidecar = await runSidecar({
+      stdin: true,
+      input: Readable.from([journalText({ calls: 2 })]),
+      env,
+      log: () => {},
+      statusIntervalMs: 0,
+      shutdownTimeoutMs: 2000,
+      ...options,
+    });
+    const timer = setTimeout(() => void sidecar.stop('test timeout', 0), 15_000);
+    expect(await sidecar.done).toBe(0);
+    clearTimeout(timer);
+  }
+
+  it('appends /v1/traces to OTEL_EXPORTER_OTLP_ENDPOINT', async () => {
+    await exportTwoCalls({ OTEL_EXPORTER_OTLP_ENDPOINT: `${receiver.url}/` });
+
+    expect(receiver.spans).toHaveLength(2);
+    expect(receiver.requests.map((request) => request.path)).toEqual(['/v1/traces']);
+  });
+
+  it('uses OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, over the generic one', async () => {
+    await exportTwoCalls({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.tracesUrl,
+    });
+    expect(receiver.spans).toHaveLength(2);
+
+    receiver.clear();
+    const sidecar = await runSidecar({
+      stdin: true,
+      input: Readable.from([journalText({ calls: 2 })]),
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/custom/traces` },
+      log: () => {},
+    });
+    const [request] = await receiver.waitForRequests(1);
+    expect(request!.path).toBe('/custom/traces');
+    expect(request!.status).toBe(404);
+    await sidecar.stop('test over', 0);
+  });
+
+  it('sends OTEL_EXPORTER_OTLP_HEADERS, traces-specific ones and --otlp-header on top', async () => {
+    await exportTwoCalls(
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=generic,x-tenant=team%20one',
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-api-key=traces',
+      },
+      { otlpHeaders: { 'x-extra': 'flag' } },
+    );
+
+    const headers = receiver.requests[0]!.headers;
+    expect(headers['x-api-key']).toBe('traces');
+    expect(headers['x-tenant']).toBe('team one');
+    expect(headers['x-extra']).toBe('flag');
+  });
+
+  it('speaks http/protobuf by default and http/json when asked', async () => {
+    await exportTwoCalls({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    expect(receiver.spans.map((span) => span.encoding)).toEqual(['protobuf', 'protobuf']);
+
+    receiver.clear();
+    await exportTwoCalls({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    });
+    expect(receiver.spans.map((span) => span.encoding)).toEqual(['json', 'json']);
+
+    receiver.clear();
+    await exportTwoCalls(
+      { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+      { otlpProtocol: 'http/protobuf' },
+    );
+    expect(receiver.spans.map((span) => span.encoding)).toEqual(['protobuf', 'protobuf']);
+  });
+
+  it('compresses with gzip when OTEL_EXPORTER_OTLP_COMPRESSION says so', async () => {
+    await exportTwoCalls({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
+    });
+
+    expect(receiver.requests[0]!.contentEncoding).toBe('gzip');
+    expect(receiver.spans).toHaveLength(2);
+  });
+
+  it('puts the service name on the resource: flag, OTEL_SERVICE_NAME, then the attributes', async () => {
+    const env = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_RESOURCE_ATTRIBUTES: 'service.name=from-attributes,deployment.environment=test',
+    };
+    await exportTwoCalls(env);
+    expect(receiver.spans[0]!.resource['service.name']).toBe('from-attributes');
+    expect(receiver.spans[0]!.resource['deployment.environment']).toBe('test');
+
+    receiver.clear();
+    await exportTwoCalls({ ...env, OTEL_SERVICE_NAME: 'checkout-agent' });
+    expect(receiver.spans[0]!.resource['service.name']).toBe('checkout-agent');
+
+    receiver.clear();
+    await exportTwoCalls({ ...env, OTEL_SERVICE_NAME: 'checkout-agent' }, { serviceName: 'flag' });
+    expect(receiver.spans[0]!.resource['service.name']).toBe('flag');
+    expect(receiver.spans[0]!.resource['deployment.environment']).toBe('test');
+  });
+
+  it('names tooltrace-sidecar as the service when nothing else does', async () => {
+    await exportTwoCalls({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+
+    expect(receiver.spans[0]!.resource['service.name']).toBe('tooltrace-sidecar');
+    expect(receiver.spans[0]!.resource['telemetry.sdk.language']).toBe('nodejs');
+  });
+
+  it('refuses bad settings before starting, naming them', async () => {
+    const refuse = (env: Record<string, string>, options: Partial<SidecarOptions> = {}) =>
+      runSidecar({ stdin: true, input: Readable.from([]), env, log: () => {}, ...options });
+
+    await expect(refuse({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).rejects.toThrow(
+      ConfigurationError,
+    );
+    await expect(refuse({ OTEL_EXPORTER_OTLP_COMPRESSION: 'zstd' })).rejects.toThrow(
+      /gzip or none/,
+    );
+    await expect(refuse({ OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://x' })).rejects.toThrow(
+      /OTEL_EXPORTER_OTLP_ENDPOINT/,
+    );
+    await expect(refuse({ OTEL_EXPORTER_OTLP_HEADERS: 'novalue' })).rejects.toThrow(
+      /OTEL_EXPORTER_OTLP_HEADERS/,
+    );
+    await expect(refuse({}, { stdin: false })).rejects.toThrow(/at least one source/);
+  });
+
+  it('refuses grpc from the command line with a clear message and exit code 2', async () => {
+    const sidecar = startSidecar(['--stdin'], {
+      env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+    });
+
+    expect(await sidecar.exited).toEqual({ code: 2, signal: null });
+    expect(sidecar.stderr()).toMatch(
+      /OTLP protocol 'grpc' is not supported: use http\/protobuf or http\/json .*4318/,
+    );
+  });
+
+  it('lets flags win over the environment on the command line', async () => {
+    const sidecar = startSidecar(
+      [
+        '--stdin',
+        '--otlp-endpoint',
+        receiver.url,
+        '--otlp-protocol',
+        'http/json',
+        '--service-name',
+        'cli',
+      ],
+      {
+        input: journalText({ calls: 1 }),
+        env: {
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+          OTEL_SERVICE_NAME: 'env',
+        },
+      },
+    );
+
+    expect(await sidecar.exited).toEqual({ code: 0, signal: null });
+    expect(receiver.spans.map((span) => [span.encoding, span.resource['service.name']])).toEqual([
+      ['json', 'cli'],
+    ]);
+  });
+});

@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startOtlpReceiver, type OtlpReceiver } from '../../src/testing/index.js';
+import { journalText } from './journal-lines.js';
+import { parsePrometheusText } from './prometheus-text.js';
+import { distinctCallIds } from './received-spans.js';
+import { killSidecars, startSidecar } from './sidecar-process.js';
+
+const NDJSON = { 'content-type': 'application/x-ndjson' };
+
+describe('tooltrace sidecar --listen', () => {
+  let receiver: OtlpReceiver;
+
+  beforeEach(async () => {
+    receiver = await startOtlpReceiver();
+  });
+
+  afterEach(async () => {
+    await killSidecars();
+    await receiver.close();
+  });
+
+  const listen = (args: string[], env: Record<string, string> = {}) =>
+    startSidecar(['--status-interval', '0', ...args], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...env },
+    });
+
+  it('answers 401 without the bearer token and takes events with it', async () => {
+    const sidecar = listen(['--listen', '127.0.0.1:0', '--token', 's3cret']);
+    const url = await sidecar.listenUrl();
+    const body = journalText({ calls: 2 });
+
+    const missing = await fetch(`${url}/v1/events`, { method: 'POST', headers: NDJSON, body });
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer');
+    const wrong = await fetch(`${url}/v1/events`, {
+      method: 'POST',
+      headers: { ...NDJSON, authorization: 'Bearer guess' },
+      body,
+    });
+    expect(wrong.status).toBe(401);
+    const right = await fetch(`${url}/v1/events`, {
+      method: 'POST',
+      headers: { ...NDJSON, authorization: 'Bearer s3cret' },
+      body,
+    });
+    expect(right.status).toBe(200);
+    expect(await right.json()).toEqual({ accepted: 24, rejected: {} });
+    await receiver.waitForSpans(2);
+  });
+
+  it('answers 413 for a body over --max-body-bytes, compressed or inflated', async () => {
+    const sidecar = listen(['--listen', '127.0.0.1:0', '--max-body-bytes', '8192']);
+    const url = await sidecar.listenUrl();
+
+    const large = await fetch(`${url}/v1/events`, {
+      method: 'POST',
+      headers: NDJSON,
+      body: journalText({ calls: 2 }),
+    });
+    expect(large.status).toBe(413);
+    const bomb = await fetch(`${url}/v1/events`, {
+      method: 'POST',
+      headers: { ...NDJSON, 'content-encoding': 'gzip' },
+      body: gzipSync(Buffer.alloc(1024 * 1024, 0x20)),
+    });
+    expect(bomb.status).toBe(413);
+    const small = await fetch(`${url}/v1/events`, {
+      method: 'POST',
+      headers: { ...NDJSON, 'content-encoding': 'gzip' },
+      body: gzipSync(journalText({ calls: 1 })),
+    });
+    expect(small.status).toBe(200);
+  });
+
+  it('answers 415 for a wrong content type or encoding, 405 and 404 for wrong routes', async () => {
+    const sidecar = listen(['--listen', '127.0.0.1:0']);
+    const url = await sidecar.listenUrl();
+    const body = journalText({ calls: 1 });
+
+    const text = await fetch(`${url}/v1/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body,
+    });
+    expect(text.status).toBe(415);
+    const brotli = await fetch(`${url}/v1/events`, {
+      method: 'POST',
+      headers: { ...NDJSON, 'content-encoding': 'br' },
+      body,
+    });
+    expect(brotli.status).toBe(415);
+    expect((await fetch(`${url}/v1/events`)).status).toBe(405);
+    expect((await fetch(`${url}/nowhere`)).status).toBe(404);
+    const corrupt = await fetch(`${url}/v1/events`, {
+      method: 'POST',
+      headers: { ...NDJSON, 'content-encoding': 'gzip' },
+      body: randomBytes(64),
+    });
+    expect(corrupt.status).toBe(400);
+  });
+
+  it('serves /healthz, /readyz and Prometheus text on /metrics', async () => {
+    const sidecar = listen(['--listen', '127.0.0.1:0']);
+    const url = await sidecar.listenUrl();
+    const posted = await fetch(`${url}/v1/events`, {
+      method: 'POST',
+      headers: NDJSON,
+      body: `${journalText({ calls: 3, leaveLastOpen: true })}not json\n[1]\n`,
+    });
+    expect(await posted.json()).toEqual({
+      accepted: 35,
+      rejected: { not_json: 1, not_object: 1 },
+    });
+    await receiver.waitForSpans(2);
+
+    expect(await (await fetch(`${url}/healthz`)).text()).toBe('ok\n');
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    const response = await fetch(`${url}/metrics`);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const metrics = parsePrometheusText(await response.text());
+    expect(metrics.value('tooltrace_events_received_total', { source: 'http' })).toBe(35);
+    expect(metrics.value('tooltrace_events_rejected_total', { reason: 'not_json' })).toBe(1);
+    expect(metrics.value('tooltrace_events_rejected_total', { reason: 'too_deep' })).toBe(0);
+    expect(metrics.value('tooltrace_spans_exported_total')).toBe(2);
+    expect(metrics.value('tooltrace_span_exports_failed_total')).toBe(0);
+    expect(metrics.value('tooltrace_open_spans')).toBe(1);
+    expect(metrics.value('tooltrace_export_queue_depth')).toBe(0);
+    expect(metrics.types.tooltrace_export_duration_seconds).toBe('histogram');
+    expect(metrics.value('tooltrace_export_duration_seconds_count')).toBeGreaterThanOrEqual(1);
+    expect(metrics.value('tooltrace_export_duration_seconds_bucket', { le: '+Inf' })).toBe(
+      metrics.value('tooltrace_export_duration_seconds_count'),
+    );
+  });
+
+  it('refuses to listen beyond loopback without a token (exit 2)', async () => {
+    const sidecar = listen(['--listen', '0.0.0.0:0']);
+
+    expect(await sidecar.exited).toEqual({ code: 2, signal: null });
+    expect(sidecar.stderr()).toMatch(/--token/);
+    expect(sidecar.stderr()).toMatch(/TOOLTRACE_TOKEN/);
+  });
+
+  it('listens beyond loopback with TOOLTRACE_TOKEN set', async () => {
+    const sidecar = listen(['--listen', '0.0.0.0:0'], { TOOLTRACE_TOKEN: 'from-env' });
+    const port = new URL(await sidecar.listenUrl()).port;
+
+    const response = await fetch(`http://127.0.0.1:${port}/v1/events`, {
+      method: 'POST',
+      headers: { ...NDJSON, authorization: 'Bearer from-env' },
+      body: journalText({ calls: 1 }),
+    });
+    expect(response.status).toBe(200);
+  });
+
+  it('listens on several addresses at once', async () => {
+    const sidecar = listen(['--listen', '127.0.0.1:0', '--listen', '[::1]:0']);
+    const first = await sidecar.listenUrl(0);
+    const second = await sidecar.listenUrl(1);
+    expect(second).toMatch(/^http:\/\/\[::1\]:\d+$/);
+
+    for (const [index, url] of [first, second].entries()) {
+      const response = await fetch(`${url}/v1/events`, {
+        method: 'POST',
+        headers: NDJSON,
+        body: journalText({ calls: 5, firstCall: index * 5 }),
+      });
+      expect(response.status).toBe(200);
+    }
+    await receiver.waitForSpans(10);
+    expect(distinctCallIds(receiver.spans).size).toBe(10);
+  });
+});

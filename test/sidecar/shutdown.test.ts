@@ -1,0 +1,99 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startOtlpReceiver, type OtlpReceiver } from '../../src/testing/index.js';
+import { journalLines, journalText } from './journal-lines.js';
+import { killSidecars, startSidecar } from './sidecar-process.js';
+
+const NDJSON = { 'content-type': 'application/x-ndjson' };
+
+describe('tooltrace sidecar on SIGTERM and SIGINT', () => {
+  let receiver: OtlpReceiver;
+  let directory: string;
+  let journal: string;
+  let checkpoint: string;
+
+  beforeEach(async () => {
+    receiver = await startOtlpReceiver();
+    directory = mkdtempSync(join(tmpdir(), 'tooltrace-shutdown-'));
+    journal = join(directory, 'journal.jsonl');
+    checkpoint = join(directory, 'checkpoint.json');
+  });
+
+  afterEach(async () => {
+    await killSidecars();
+    await receiver.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const start = (extra: string[] = []) =>
+    startSidecar(
+      ['--listen', '127.0.0.1:0', '--file', journal, '--checkpoint', checkpoint, ...extra],
+      { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
+    );
+
+  it('ends open calls marked shutdown, flushes, saves the checkpoint and exits 0', async () => {
+    const complete = journalText({ calls: 5 });
+    writeFileSync(journal, complete + journalText({ calls: 1, firstCall: 5, leaveLastOpen: true }));
+    const sidecar = start();
+    const url = await sidecar.listenUrl();
+    const posted = await fetch(`${url}/v1/events`, {
+      method: 'POST',
+      headers: NDJSON,
+      body: journalText({ calls: 3, firstCall: 10, leaveLastOpen: true }),
+    });
+    expect(posted.status).toBe(200);
+    await receiver.waitForSpans(7);
+
+    sidecar.child.kill('SIGTERM');
+    expect(await sidecar.exited).toEqual({ code: 0, signal: null });
+
+    expect(sidecar.stderr()).toMatch(/received SIGTERM; ending open calls and flushing/);
+    const ended = receiver.spans.filter(
+      (span) => span.attributes['tooltrace.end_reason'] === 'shutdown',
+    );
+    expect(ended.map((span) => span.attributes['gen_ai.tool.call.id']).sort()).toEqual([
+      'tc_12',
+      'tc_5',
+    ]);
+    expect(receiver.spans).toHaveLength(9);
+    // The open call is not over: the checkpoint stays at its invoke, to read it whole next time.
+    const saved = JSON.parse(readFileSync(checkpoint, 'utf8')) as { offset: number };
+    expect(saved.offset).toBe(Buffer.byteLength(complete));
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+
+  it('does the same on SIGINT', async () => {
+    writeFileSync(journal, journalText({ calls: 2, leaveLastOpen: true }));
+    const sidecar = start();
+    await receiver.waitForSpans(1);
+
+    sidecar.child.kill('SIGINT');
+    expect(await sidecar.exited).toEqual({ code: 0, signal: null });
+    expect(sidecar.stderr()).toMatch(/received SIGINT/);
+    expect(receiver.spans).toHaveLength(2);
+  });
+
+  it('stops intake at once and gives up flushing after --shutdown-timeout', async () => {
+    const lines = journalLines({ calls: 20 });
+    writeFileSync(journal, `${lines.join('\n')}\n`);
+    receiver.setAvailable(false);
+    const sidecar = start(['--shutdown-timeout', '2s']);
+    const url = await sidecar.listenUrl();
+    await sidecar.waitForStderr(/retrying, nothing is dropped/);
+
+    sidecar.child.kill('SIGTERM');
+    await sidecar.waitForStderr(/ending open calls and flushing/);
+    await expect(
+      fetch(`${url}/v1/events`, { method: 'POST', headers: NDJSON, body: lines[0]! }),
+    ).rejects.toThrow();
+    expect(await sidecar.exited).toEqual({ code: 0, signal: null });
+
+    expect(sidecar.stderr()).toMatch(
+      /shutdown timeout: 20 spans were not exported; the checkpoint stays before them/,
+    );
+    const saved = JSON.parse(readFileSync(checkpoint, 'utf8')) as { offset: number };
+    expect(saved.offset).toBe(0);
+  });
+});
