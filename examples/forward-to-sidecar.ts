@@ -1,6 +1,6 @@
 /**
- * Sidecar mode: the agent process loads no OpenTelemetry at all; it forwards its bus events over
- * HTTP to a tooltrace sidecar, which turns them into spans and exports them over OTLP.
+ * Sidecar mode: the agent sets up no OpenTelemetry (no provider, no exporter); it forwards its bus
+ * events over HTTP to a tooltrace sidecar, which turns them into spans and exports them over OTLP.
  * Run it with `npx tsx examples/forward-to-sidecar.ts`.
  *
  * To keep the example in one file, the sidecar runs in this process (`runSidecar`) and exports to
