@@ -57,7 +57,7 @@ interface LoosePayload {
 const EMPTY: LoosePayload = {};
 
 function fieldsOf(payload: unknown): LoosePayload {
-  return payload !== null && typeof payload === 'object' ? (payload) : EMPTY;
+  return payload !== null && typeof payload === 'object' ? payload : EMPTY;
 }
 
 function text(value: unknown): string {

@@ -58,6 +58,7 @@ async function replay(
 ): Promise<{ a: Ids; b: Ids }> {
   const receiver = await startOtlpReceiver();
   const harness = await startTracingHarness({
+    encoding: 'proto',
     receiver,
     derivedIds: true,
     ...(stableEventId === undefined

@@ -38,7 +38,7 @@ function llm(bus: EventBus, parent: BusEvent, depth: number): BusEvent {
 describe('traceToolCalls()', () => {
   describe('parentage', () => {
     it('nests tool → sub-agent → tool three levels deep across llm.response events', async () => {
-      harness = await startTracingHarness();
+      harness = await startTracingHarness({ encoding: 'proto' });
       const { bus } = harness;
       const input = bus.emit('user.input', { text: 'research otel' });
       const a = invoke(bus, 'A', llm(bus, input, 0), 0);
@@ -69,7 +69,7 @@ describe('traceToolCalls()', () => {
     });
 
     it('nests calls that a running tool makes, with causation carried through async code', async () => {
-      harness = await startTracingHarness();
+      harness = await startTracingHarness({ encoding: 'proto' });
       const { bus } = harness;
       const researcher: ChannelTool = {
         name: 'research',
@@ -122,7 +122,7 @@ describe('traceToolCalls()', () => {
     });
 
     it('parents a call on the OpenTelemetry context active when tool.invoke is emitted', async () => {
-      harness = await startTracingHarness({ register: true });
+      harness = await startTracingHarness({ encoding: 'proto', register: true });
       const { bus, provider } = harness;
       const request = provider.getTracer('http').startSpan('GET /chat');
       context.with(trace.setSpan(context.active(), request), () => {
@@ -147,6 +147,7 @@ describe('traceToolCalls()', () => {
       };
       const seen: string[] = [];
       harness = await startTracingHarness({
+        encoding: 'proto',
         tracing: {
           parentContext: (event): Context | undefined => {
             seen.push(event.type);
@@ -171,7 +172,7 @@ describe('traceToolCalls()', () => {
     });
 
     it('falls back to the parent call id when causation names no ancestor', async () => {
-      harness = await startTracingHarness();
+      harness = await startTracingHarness({ encoding: 'proto' });
       const { bus } = harness;
       const a = invoke(bus, 'A', undefined);
       const b = bus.emit('tool.invoke', {
@@ -207,7 +208,7 @@ describe('traceToolCalls()', () => {
     }
 
     it("shares one trace among every call under the same root event ('causal-root')", async () => {
-      harness = await startTracingHarness({ derivedIds: true });
+      harness = await startTracingHarness({ encoding: 'proto', derivedIds: true });
       twoTurns(harness.bus, 's1');
       const spans = await harness.spans(4);
       expect(spans.every((span) => span.parentSpanId === '')).toBe(true);
@@ -217,7 +218,11 @@ describe('traceToolCalls()', () => {
     });
 
     it("shares one trace per session ('session')", async () => {
-      harness = await startTracingHarness({ derivedIds: true, tracing: { traceBy: 'session' } });
+      harness = await startTracingHarness({
+        encoding: 'proto',
+        derivedIds: true,
+        tracing: { traceBy: 'session' },
+      });
       twoTurns(harness.bus, 's1');
       twoTurns(harness.bus, 's2');
       const spans = await harness.spans(8);
@@ -229,7 +234,11 @@ describe('traceToolCalls()', () => {
     });
 
     it("gives every parentless call its own trace ('call')", async () => {
-      harness = await startTracingHarness({ derivedIds: true, tracing: { traceBy: 'call' } });
+      harness = await startTracingHarness({
+        encoding: 'proto',
+        derivedIds: true,
+        tracing: { traceBy: 'call' },
+      });
       twoTurns(harness.bus, 's1');
       const spans = await harness.spans(4);
       expect(new Set(spans.map((span) => span.traceId)).size).toBe(4);

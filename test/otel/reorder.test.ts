@@ -50,7 +50,7 @@ function call(id = 'tc_1', invokeId = INVOKE_ID): Record<string, EventInit> {
 describe('traceToolCalls()', () => {
   describe('out-of-order, duplicate and orphan events', () => {
     it('holds stream events and a result that arrive before their invoke', async () => {
-      harness = await startTracingHarness();
+      harness = await startTracingHarness({ encoding: 'proto' });
       const events = call();
       for (const name of ['result', 'partial', 'progress', 'invoke']) {
         harness.bus.emitEvent(events[name]!);
@@ -70,7 +70,7 @@ describe('traceToolCalls()', () => {
     });
 
     it('ignores events seen twice', async () => {
-      harness = await startTracingHarness();
+      harness = await startTracingHarness({ encoding: 'proto' });
       const events = call();
       for (const name of ['invoke', 'invoke', 'progress', 'partial', 'progress', 'partial']) {
         harness.bus.emitEvent(events[name]!);
@@ -90,7 +90,7 @@ describe('traceToolCalls()', () => {
     });
 
     it('accepts a stream event that arrives after later ones, once', async () => {
-      harness = await startTracingHarness();
+      harness = await startTracingHarness({ encoding: 'proto' });
       const events = call();
       const late = {
         ...events['partial']!,
@@ -108,7 +108,10 @@ describe('traceToolCalls()', () => {
 
     it('still makes a span from a result whose invoke never comes', async () => {
       vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
-      harness = await startTracingHarness({ tracing: { reorderWindowMs: 2_000 } });
+      harness = await startTracingHarness({
+        encoding: 'proto',
+        tracing: { reorderWindowMs: 2_000 },
+      });
       const events = call();
       harness.bus.emitEvent(events['partial']!);
       harness.bus.emitEvent(events['result']!);
@@ -134,7 +137,7 @@ describe('traceToolCalls()', () => {
     });
 
     it('attaches an invoke that arrives after its span was started from stream events', async () => {
-      harness = await startTracingHarness({ tracing: { reorderWindowMs: 0 } });
+      harness = await startTracingHarness({ encoding: 'proto', tracing: { reorderWindowMs: 0 } });
       const events = call();
       harness.bus.emitEvent(events['partial']!);
       harness.bus.emitEvent(events['invoke']!);
@@ -149,7 +152,10 @@ describe('traceToolCalls()', () => {
     });
 
     it('pairs events by tool call id when the journal has no event ids', async () => {
-      harness = await startTracingHarness({ tracing: { stableEventId: () => '' } });
+      harness = await startTracingHarness({
+        encoding: 'proto',
+        tracing: { stableEventId: () => '' },
+      });
       for (const id of ['tc_1', 'tc_2']) {
         const events = call(id);
         for (const name of ['invoke', 'progress', 'partial', 'result']) {
@@ -171,7 +177,7 @@ describe('traceToolCalls()', () => {
     });
 
     it('counts stream events that name no call', async () => {
-      harness = await startTracingHarness();
+      harness = await startTracingHarness({ encoding: 'proto' });
       harness.bus.emit('tool.stream.partial', { sequence: 1, payload: 'x' });
       expect(harness.tracing.stats().unpairedEvents).toBe(1);
     });
