@@ -43,6 +43,11 @@ export interface ForwardOptions {
   initialBackoffMs?: number;
   /** @default 5000 */
   maxBackoffMs?: number;
+  /**
+   * How long one request may take before it is abandoned and retried.
+   * @default 10000
+   */
+  requestTimeoutMs?: number;
   /** Which events to forward. @default every event */
   filter?: (event: BusEvent) => boolean;
 }
@@ -51,7 +56,7 @@ export interface ForwardOptions {
 export interface ForwarderStats {
   /** Events the sidecar or the file took. */
   sent: number;
-  /** Events dropped because the queue was full. */
+  /** Events dropped because the queue was full, or because they could not be encoded. */
   dropped: number;
   /** Events the sidecar refused for good (a 4xx other than 429), by status. */
   refused: number;
@@ -95,11 +100,14 @@ class EventForwarder implements Forwarder {
   readonly #compress: boolean;
   readonly #initialBackoffMs: number;
   readonly #maxBackoffMs: number;
+  readonly #requestTimeoutMs: number;
   #queue: string[] = [];
   #inFlight = 0;
   #sending = false;
   #timer: NodeJS.Timeout | undefined;
   #backoffMs: number;
+  /** No send before this time (ms): a failed send backs off even while events keep coming. */
+  #retryAt = 0;
   #handle: Promise<FileHandle> | undefined;
   #waiters: (() => void)[] = [];
   #closed: Promise<boolean> | undefined;
@@ -117,6 +125,7 @@ class EventForwarder implements Forwarder {
     this.#compress = options.compress ?? false;
     this.#initialBackoffMs = options.initialBackoffMs ?? 250;
     this.#maxBackoffMs = options.maxBackoffMs ?? 5_000;
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
     this.#backoffMs = this.#initialBackoffMs;
     const filter = options.filter;
     // Last in line: the forwarder should see an event after the agent's own handlers ran.
@@ -165,18 +174,28 @@ class EventForwarder implements Forwarder {
 
   #enqueue(event: BusEvent): void {
     if (this.#queue.length + this.#inFlight >= this.#maxQueueSize) {
-      this.#stats.dropped += 1;
-      if (!this.#reportedDrop) {
-        this.#reportedDrop = true;
-        diag.warn(
-          `tooltrace: forwarder queue full (${this.#maxQueueSize} events); dropping events, see stats().dropped`,
-        );
-      }
+      this.#drop(`forwarder queue full (${this.#maxQueueSize} events)`);
       return;
     }
-    this.#queue.push(encodeEnvelope(event));
+    let line: string;
+    try {
+      line = encodeEnvelope(event);
+    } catch (error) {
+      // A payload JSON cannot hold (a bigint, a cycle): the agent must not hear about it.
+      this.#drop(`event ${event.type} cannot be encoded: ${String(error)}`);
+      return;
+    }
+    this.#queue.push(line);
     if (this.#queue.length >= this.#batchSize) this.#send();
     else this.#schedule(this.#flushIntervalMs);
+  }
+
+  #drop(why: string): void {
+    this.#stats.dropped += 1;
+    if (!this.#reportedDrop) {
+      this.#reportedDrop = true;
+      diag.warn(`tooltrace: ${why}; dropping events, see stats().dropped`);
+    }
   }
 
   #schedule(delayMs: number): void {
@@ -190,6 +209,11 @@ class EventForwarder implements Forwarder {
 
   #send(): void {
     if (this.#sending || this.#queue.length === 0) return;
+    const wait = this.#retryAt - Date.now();
+    if (wait > 0) {
+      this.#schedule(wait);
+      return;
+    }
     this.#sending = true;
     const batch = this.#queue.splice(0, this.#batchSize);
     this.#inFlight = batch.length;
@@ -202,10 +226,12 @@ class EventForwarder implements Forwarder {
         this.#queue = batch.concat(this.#queue);
         const delay = outcome.retryAfterMs ?? this.#backoffMs;
         this.#backoffMs = Math.min(this.#backoffMs * 2, this.#maxBackoffMs);
+        this.#retryAt = Date.now() + delay;
         this.#schedule(delay);
         return;
       }
       this.#backoffMs = this.#initialBackoffMs;
+      this.#retryAt = 0;
       if (outcome.kind === 'success') this.#stats.sent += batch.length;
       else {
         this.#stats.refused += batch.length;
@@ -234,7 +260,12 @@ class EventForwarder implements Forwarder {
         payload = await gzip(body);
         headers['content-encoding'] = 'gzip';
       }
-      const response = await fetch(this.#endpoint!, { method: 'POST', headers, body: payload });
+      const response = await fetch(this.#endpoint!, {
+        method: 'POST',
+        headers,
+        body: payload,
+        signal: AbortSignal.timeout(this.#requestTimeoutMs),
+      });
       await response.arrayBuffer().catch(() => undefined);
       if (response.ok) return { kind: 'success' };
       if (response.status === 429 || response.status >= 500) {

@@ -1,0 +1,160 @@
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EventBus } from '../../src/bus/index.js';
+import { forwardEvents } from '../../src/sidecar/index.js';
+import {
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from '../../src/testing/index.js';
+import { killSidecars, startSidecar } from './sidecar-process.js';
+
+/** Tool call `callId` with three stream events, `inside` run before its result. */
+function runCall(
+  bus: EventBus,
+  callId: string,
+  parentId = '',
+  inside?: (invokeId: string) => void,
+): string {
+  const invoke = bus.emit(
+    'tool.invoke',
+    { id: callId, name: 'search', arguments: { query: callId } },
+    { causation: { parentId } },
+  );
+  for (let sequence = 1; sequence <= 3; sequence += 1) {
+    bus.emit(
+      'tool.stream.partial',
+      {
+        tool_name: 'search',
+        tool_id: callId,
+        turn_id: 't1',
+        sequence,
+        payload: `part ${sequence}`,
+      },
+      { causation: { parentId: invoke.id } },
+    );
+  }
+  inside?.(invoke.id);
+  bus.emit(
+    'tool.result',
+    { id: callId, name: 'search', output: 'done' },
+    { causation: { parentId: invoke.id } },
+  );
+  return invoke.id;
+}
+
+/** An outer call with a nested one inside it. */
+function runNestedCalls(bus: EventBus): void {
+  bus.setDefaultCausation({ sessionId: 'session-9', agentId: 'agent-9' });
+  runCall(bus, 'outer', '', (outerId) => runCall(bus, 'inner', outerId));
+}
+
+function expectNested(spans: readonly ReceivedSpan[]): void {
+  const byCall = new Map(spans.map((span) => [span.attributes['gen_ai.tool.call.id'], span]));
+  const outer = byCall.get('outer')!;
+  const inner = byCall.get('inner')!;
+  expect(inner.parentSpanId).toBe(outer.spanId);
+  expect(inner.traceId).toBe(outer.traceId);
+  expect(outer.parentSpanId).toBe('');
+  expect(inner.events).toHaveLength(3);
+  expect(inner.attributes['gen_ai.conversation.id']).toBe('session-9');
+}
+
+describe('forwardEvents', () => {
+  let receiver: OtlpReceiver;
+  let directory: string;
+  const servers: Server[] = [];
+
+  beforeEach(async () => {
+    receiver = await startOtlpReceiver();
+    directory = mkdtempSync(join(tmpdir(), 'tooltrace-forward-'));
+  });
+
+  afterEach(async () => {
+    await killSidecars();
+    await receiver.close();
+    for (const server of servers.splice(0)) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('sends bus events to a sidecar over HTTP, spans nested as the calls were', async () => {
+    const sidecar = startSidecar(['--listen', '127.0.0.1:0', '--token', 'tkn'], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+    });
+    const url = await sidecar.listenUrl();
+    const bus = new EventBus();
+    const forwarder = forwardEvents(bus, { url, token: 'tkn', compress: true });
+
+    runNestedCalls(bus);
+    expect(await forwarder.close(10_000)).toBe(true);
+
+    expectNested(await receiver.waitForSpans(2));
+    expect(forwarder.stats()).toMatchObject({ sent: 10, dropped: 0, refused: 0, queued: 0 });
+  });
+
+  it('appends to a journal file that sidecar --stdin then exports', async () => {
+    const file = join(directory, 'journal.jsonl');
+    const bus = new EventBus();
+    const forwarder = forwardEvents(bus, { file });
+    runNestedCalls(bus);
+    expect(await forwarder.close()).toBe(true);
+
+    const sidecar = startSidecar(['--stdin'], {
+      input: readFileSync(file),
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+    });
+    expect(await sidecar.exited).toEqual({ code: 0, signal: null });
+    expectNested(receiver.spans);
+  });
+
+  it('retries with growing waits, drops and counts past its queue, never throws', async () => {
+    const attempts: number[] = [];
+    let answer = 503;
+    const server = createServer((request, response) => {
+      attempts.push(Date.now());
+      request.resume();
+      request.on('end', () => response.writeHead(answer).end());
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const bus = new EventBus();
+    const errors: unknown[] = [];
+    bus.subscribe('core.error', (event) => void errors.push(event.payload));
+    const forwarder = forwardEvents(bus, {
+      url,
+      batchSize: 10,
+      maxQueueSize: 100,
+      initialBackoffMs: 50,
+      maxBackoffMs: 400,
+    });
+
+    // Events keep coming during the outage: they must not cut the waits short.
+    let emitted = 0;
+    const emitting = setInterval(() => {
+      for (let index = 0; index < 5; index += 1) bus.emit('note', { index: emitted++ });
+    }, 5);
+    bus.emit('note', { tooBig: 10n });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    clearInterval(emitting);
+
+    expect(forwarder.stats().dropped).toBe(emitted - 100 + 1);
+    const gaps = attempts.slice(1).map((time, index) => time - attempts[index]!);
+    expect(attempts.length).toBeGreaterThanOrEqual(4);
+    expect(attempts.length).toBeLessThan(12);
+    expect(gaps[2]!).toBeGreaterThan(gaps[0]!);
+    expect(errors).toEqual([]);
+
+    answer = 200;
+    expect(await forwarder.close(10_000)).toBe(true);
+    expect(forwarder.stats()).toMatchObject({ sent: 100, dropped: emitted - 99, queued: 0 });
+    expect(forwarder.stats().retries).toBe(attempts.length - 10);
+  });
+});
