@@ -15,7 +15,7 @@ import {
 import type { ContentCapture } from './content-capture.js';
 import { hrTimeFromUnixNano, hrTimeNear, millisecondsBetween } from './hr-time.js';
 import { payloadBytes } from './payload-bytes.js';
-import { PARTIAL, StreamSampler, type StreamKind } from './stream-sampler.js';
+import { PARTIAL, StreamSampler, type StreamKind, type StreamMark } from './stream-sampler.js';
 
 /** The most progress previews are cut to, whatever `maxContentBytes` allows. */
 const PROGRESS_PREVIEW_BYTES = 256;
@@ -155,7 +155,15 @@ export class OpenCall {
     const sampler = this.#sampler;
     if (sampler === undefined) return;
     this.#sampler = undefined;
-    for (const mark of sampler.marks()) {
+    const marks = sampler.marks();
+    // Events that arrived out of order (a sidecar's input) still become span events in time order.
+    for (let index = 1; index < marks.length; index += 1) {
+      if (marks[index - 1]!.timeUnixNano > marks[index]!.timeUnixNano) {
+        marks.sort(byTime);
+        break;
+      }
+    }
+    for (const mark of marks) {
       this.#recorded += 1;
       this.#addEvent(mark.kind, mark.timeUnixNano, mark.sequence, mark.value, mark.payload);
     }
@@ -229,4 +237,10 @@ export class OpenCall {
       gaps.add(sequence);
     }
   }
+}
+
+function byTime(left: StreamMark, right: StreamMark): number {
+  const a = left.timeUnixNano;
+  const b = right.timeUnixNano;
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -106,6 +106,21 @@ describe('traceToolCalls()', () => {
       expect(harness.tracing.stats().duplicateEvents).toBe(1);
     });
 
+    it('records stream events that arrive out of order in time order', async () => {
+      harness = await startTracingHarness({ encoding: 'proto' });
+      const events = call();
+      harness.bus.emitEvent(events['invoke']!);
+      harness.bus.emitEvent(events['partial']!);
+      harness.bus.emitEvent(events['progress']!);
+      harness.bus.emitEvent(events['result']!);
+      const [span] = await harness.spans(1);
+      expect(span!.events.map((event) => event.timeUnixNano)).toEqual([at(1), at(2)]);
+      expect(span!.events.map((event) => event.name)).toEqual([
+        'tool.stream.progress',
+        'tool.stream.partial',
+      ]);
+    });
+
     it('still makes a span from a result whose invoke never comes', async () => {
       vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
       harness = await startTracingHarness({
