@@ -42,12 +42,12 @@ import {
 } from '../src/index.js';
 import { traceToolCalls, type ToolCallTracing } from '../src/otel/index.js';
 
-const CALLS = Number(process.env.BENCH_CALLS ?? 2_000);
+const CALLS = Number(process.env.BENCH_CALLS ?? 4_000);
 const EVENTS_PER_CALL = Number(process.env.BENCH_EVENTS ?? 10);
 const LONG_STREAM = Number(process.env.BENCH_LONG_STREAM ?? 1_000);
 const LONG_CALLS = Number(process.env.BENCH_LONG_CALLS ?? 40);
 const OPEN_CALLS = Number(process.env.BENCH_OPEN_CALLS ?? 10_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
