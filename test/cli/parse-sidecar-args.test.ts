@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { parseSidecarArgs } from '../../src/cli/parse-sidecar-args.js';
+import { ConfigurationError } from '../../src/errors/index.js';
+
+describe('parseSidecarArgs()', () => {
+  it('maps every flag onto its option', () => {
+    const parsed = parseSidecarArgs([
+      '--stdin',
+      '--file',
+      'a.jsonl',
+      '--file',
+      'b.jsonl',
+      '--checkpoint',
+      'cp.json',
+      '--listen',
+      '127.0.0.1:4319',
+      '--listen',
+      '[::1]:4320',
+      '--token',
+      't',
+      '--otlp-endpoint',
+      'http://collector:4318',
+      '--otlp-protocol',
+      'http/json',
+      '--otlp-header',
+      'x-a=1',
+      '--otlp-header',
+      'X-B=two%20words',
+      '--otlp-compression',
+      'gzip',
+      '--service-name',
+      'svc',
+      '--capture-content',
+      '--max-queue-spans',
+      '1000',
+      '--max-line-bytes',
+      '4096',
+      '--max-body-bytes',
+      '65536',
+      '--idle-timeout',
+      '2m',
+      '--shutdown-timeout',
+      '1.5s',
+      '--status-interval',
+      '0',
+    ]);
+
+    expect(parsed).toEqual({
+      help: false,
+      options: {
+        stdin: true,
+        files: ['a.jsonl', 'b.jsonl'],
+        checkpoint: 'cp.json',
+        listen: ['127.0.0.1:4319', '[::1]:4320'],
+        token: 't',
+        otlpEndpoint: 'http://collector:4318',
+        otlpProtocol: 'http/json',
+        otlpHeaders: { 'x-a': '1', 'x-b': 'two words' },
+        otlpCompression: 'gzip',
+        serviceName: 'svc',
+        captureContent: true,
+        maxQueueSpans: 1000,
+        maxLineBytes: 4096,
+        maxBodyBytes: 65536,
+        idleTimeoutMs: 120_000,
+        shutdownTimeoutMs: 1500,
+        statusIntervalMs: 0,
+      },
+    });
+  });
+
+  it('reads a bare duration as milliseconds', () => {
+    expect(parseSidecarArgs(['--shutdown-timeout', '250'])).toEqual({
+      help: false,
+      options: { shutdownTimeoutMs: 250 },
+    });
+  });
+
+  it('answers --help and -h', () => {
+    expect(parseSidecarArgs(['--help'])).toEqual({ help: true });
+    expect(parseSidecarArgs(['-h', '--stdin'])).toEqual({ help: true });
+  });
+
+  it('refuses unknown flags, positionals and bad values, naming the flag', () => {
+    const refusal = (argv: string[]) => {
+      try {
+        parseSidecarArgs(argv);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigurationError);
+        return (error as Error).message;
+      }
+      throw new Error(`accepted ${argv.join(' ')}`);
+    };
+
+    expect(refusal(['--stidn'])).toMatch(/--stidn/);
+    expect(refusal(['journal.jsonl'])).toMatch(/journal\.jsonl/);
+    expect(refusal(['--max-queue-spans', '0'])).toMatch(
+      /--max-queue-spans must be an integer >= 1/,
+    );
+    expect(refusal(['--max-line-bytes', 'lots'])).toMatch(/--max-line-bytes/);
+    expect(refusal(['--idle-timeout', '5 minutes'])).toMatch(/--idle-timeout must be a duration/);
+    expect(refusal(['--otlp-header', 'novalue'])).toMatch(/--otlp-header/);
+  });
+});

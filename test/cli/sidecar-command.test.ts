@@ -1,0 +1,49 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+
+/** Runs the CLI in-process and collects what it writes. */
+async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const code = await runCli(argv, { stdout, stderr });
+  return { code, stdout: out, stderr: err };
+}
+
+describe('tooltrace sidecar (command)', () => {
+  it('prints its usage with --help and exits 0', async () => {
+    const result = await cli(['sidecar', '--help']);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: tooltrace sidecar/);
+    expect(result.stdout).toMatch(/--max-body-bytes/);
+    expect(result.stdout).toMatch(/OTEL_EXPORTER_OTLP_ENDPOINT/);
+  });
+
+  it('exits 2 naming what is missing when no source is given', async () => {
+    const result = await cli(['sidecar']);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /at least one source: --stdin, --file PATH or --listen HOST:PORT/,
+    );
+  });
+
+  it('exits 2 for a checkpoint without exactly one file', async () => {
+    const result = await cli(['sidecar', '--stdin', '--checkpoint', 'cp.json']);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--checkpoint needs exactly one --file/);
+  });
+
+  it('exits 2 for a listen address it cannot parse or bind', async () => {
+    expect((await cli(['sidecar', '--listen', 'nowhere'])).stderr).toMatch(/is not HOST:PORT/);
+    const taken = await cli(['sidecar', '--listen', '192.0.2.1:0', '--token', 't']);
+    expect(taken.code).toBe(2);
+    expect(taken.stderr).toMatch(/cannot listen/);
+  });
+});
