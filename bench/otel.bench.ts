@@ -342,6 +342,9 @@ async function main(): Promise<void> {
     `ratio ((b) − (a)) / (c) per event: ${(addedPerEvent / short.perEvent[c]!).toFixed(2)} (bar <= 2.00)`,
   );
   console.log(
+    `ratio ((b) − (a)) / (c) per event, ${LONG_STREAM}/call: ${(addedLong / long.perEvent[c]!).toFixed(2)}`,
+  );
+  console.log(
     `ratio ((b) − (a)) / (c) per call:  ${(addedPerCall / short.perCall[c]!).toFixed(2)}`,
   );
   const naivePerEvent = short.perEvent[naive]! - short.perEvent[a]!;
