@@ -1,5 +1,6 @@
 import type { BusEvent, Causation, CausationContext, EmitOptions, EventInit } from './bus-event.js';
-import { dateFromUnixNano, nowWithDate, unixNanoFromDate } from './clock.js';
+import { nowUnixNano, unixNanoFromDate } from './clock.js';
+import { DispatchedEvent } from './dispatched-event.js';
 import { currentFrame, runInFrame, type DispatchFrame } from './dispatch-context.js';
 import { newEventId } from './event-id.js';
 import { EventRing } from './event-ring.js';
@@ -246,32 +247,25 @@ export class EventBus {
       sequence: given?.sequence ?? sequence,
       depth: given?.depth ?? frame?.depth ?? this.#default.depth ?? 0,
     };
+    const timestamp = init?.timestamp;
     let timeUnixNano = init?.timeUnixNano;
-    let timestamp = init?.timestamp;
     if (timeUnixNano === undefined) {
-      if (timestamp === undefined) {
-        const now = nowWithDate();
-        timeUnixNano = now.unixNano;
-        timestamp = now.date;
-      } else {
-        timeUnixNano = unixNanoFromDate(timestamp);
-      }
+      timeUnixNano = timestamp === undefined ? nowUnixNano() : unixNanoFromDate(timestamp);
     }
-    timestamp ??= dateFromUnixNano(timeUnixNano);
     const id = init?.id;
     if (id !== undefined && (typeof id !== 'string' || id === '')) {
       throw new TypeError('id must be a non-empty string when given');
     }
-    const event: BusEvent<T> = {
+    return new DispatchedEvent(
       type,
-      id: id ?? newEventId(),
-      timestamp,
+      id ?? newEventId(),
       timeUnixNano,
+      // A given Date is kept as it is; otherwise it is derived from the nanoseconds when read.
+      timestamp,
+      init?.source,
       payload,
       causation,
-    };
-    if (init?.source !== undefined) event.source = init.source;
-    return event;
+    );
   }
 
   #dispatch(event: BusEvent, vetoable: boolean): void {

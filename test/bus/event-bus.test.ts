@@ -237,6 +237,13 @@ describe('EventBus', () => {
       expect(event.source).toBe('journal');
     });
 
+    it('derives the Date of an emitted event from its nanoseconds when it is read', () => {
+      const bus = new EventBus();
+      const event = bus.emit('x', 1);
+      expect(event.timestamp.getTime()).toBe(Number(event.timeUnixNano / 1_000_000n));
+      expect(event.timestamp).toBe(event.timestamp);
+    });
+
     it('derives nanoseconds from a Date timestamp', () => {
       const bus = new EventBus();
       const event = bus.emitEvent({ type: 'x', payload: 1, timestamp: new Date(1_000) });
@@ -376,6 +383,23 @@ describe('EventBus', () => {
       bus.subscribeAllReplay((event) => void seen.push(event.payload));
       bus.emit('n', 5);
       expect(seen).toEqual([2, 3, 4, 5]);
+    });
+
+    it('keeps exactly the most recent ringSize events across many emits', () => {
+      const bus = new EventBus({ ringSize: 100 });
+      for (let n = 1; n <= 1_000; n += 1) bus.emit('n', n);
+      const seen: unknown[] = [];
+      bus.subscribeAllReplay((event) => void seen.push(event.payload));
+      expect(seen).toEqual(Array.from({ length: 100 }, (_, index) => 901 + index));
+    });
+
+    it('replays nothing with ringSize 0', () => {
+      const bus = new EventBus({ ringSize: 0 });
+      bus.emit('n', 1);
+      const seen: unknown[] = [];
+      bus.subscribeAllReplay((event) => void seen.push(event.payload));
+      bus.emit('n', 2);
+      expect(seen).toEqual([2]);
     });
 
     it('delivers events emitted during the replay once, after the replayed ones', () => {

@@ -1,0 +1,45 @@
+import type { BusEvent, Causation } from './bus-event.js';
+import { dateFromUnixNano } from './clock.js';
+
+/**
+ * The event object the bus dispatches. A class rather than an object literal for one reason:
+ * `timestamp` is worked out from `timeUnixNano` on first read. Building a `Date` for every
+ * event was a fifth of an emit's cost, while subscribers (the OpenTelemetry one first) read the
+ * nanosecond time instead. The `Date` is cached once read; assigning one replaces it.
+ */
+export class DispatchedEvent<T> implements BusEvent<T> {
+  type: string;
+  id: string;
+  timeUnixNano: bigint;
+  source: string | undefined;
+  payload: T;
+  causation: Causation;
+  #timestamp: Date | undefined;
+
+  constructor(
+    type: string,
+    id: string,
+    timeUnixNano: bigint,
+    timestamp: Date | undefined,
+    source: string | undefined,
+    payload: T,
+    causation: Causation,
+  ) {
+    this.type = type;
+    this.id = id;
+    this.timeUnixNano = timeUnixNano;
+    this.source = source;
+    this.payload = payload;
+    this.causation = causation;
+    this.#timestamp = timestamp;
+  }
+
+  /** Wall-clock time of the event, millisecond precision, from `timeUnixNano`. */
+  get timestamp(): Date {
+    return (this.#timestamp ??= dateFromUnixNano(this.timeUnixNano));
+  }
+
+  set timestamp(value: Date) {
+    this.#timestamp = value;
+  }
+}
