@@ -1,8 +1,8 @@
 import { OTLPTraceExporter as OtlpJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OtlpProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ConfigurationError } from '../errors/index.js';
+import { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
 
 /** OTLP transports the sidecar speaks. gRPC is not among them: use the Collector's HTTP port. */
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
@@ -95,18 +95,27 @@ export function resolveExportConfig(
   return { tracesUrl, protocol: protocolText, headers, compression: compressionText, timeoutMs };
 }
 
-/** Builds the stock OTLP/HTTP exporter for `config`. */
+/**
+ * The exporter for `config`: tooltrace's own {@link OtlpHttpSpanExporter} for `http/protobuf`
+ * (encoding is most of the sidecar's export work, and it does it in a third of the time), the
+ * stock OTLP/HTTP JSON exporter for `http/json`.
+ */
 export function createTraceExporter(config: ExportConfig): SpanExporter {
-  const options = {
+  if (config.protocol === 'http/protobuf') {
+    return new OtlpHttpSpanExporter({
+      url: config.tracesUrl,
+      headers: config.headers,
+      compression: config.compression,
+      timeoutMs: config.timeoutMs,
+    });
+  }
+  return new OtlpJsonTraceExporter({
     url: config.tracesUrl,
     headers: config.headers,
     compression:
       config.compression === 'gzip' ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE,
     timeoutMillis: config.timeoutMs,
-  };
-  return config.protocol === 'http/json'
-    ? new OtlpJsonTraceExporter(options)
-    : new OtlpProtoTraceExporter(options);
+  });
 }
 
 /**

@@ -31,7 +31,9 @@ export interface ReliableSpanProcessorOptions {
    */
   maxConcurrentExports?: number;
   /**
-   * First wait after a failed export; doubled per failure up to `maxBackoffMs`.
+   * First wait after a failed export; doubled per failure up to `maxBackoffMs`. A failure
+   * carrying `retryAfterMs` (the endpoint's `Retry-After`) waits at least that long, up to
+   * `maxBackoffMs`.
    * @default 500
    */
   initialBackoffMs?: number;
@@ -252,7 +254,12 @@ export class ReliableSpanProcessor implements SpanProcessor {
     }
     // Put the batch back in front, whole: it is retried before newer spans, never dropped.
     this.#requeue(batch);
-    this.#retryAt = Date.now() + this.#backoffMs;
+    const retryAfterMs = (error as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+    const waitMs = Math.max(
+      this.#backoffMs,
+      typeof retryAfterMs === 'number' ? Math.min(retryAfterMs, this.#maxBackoffMs) : 0,
+    );
+    this.#retryAt = Math.max(this.#retryAt, Date.now() + waitMs);
     this.#backoffMs = Math.min(this.#backoffMs * 2, this.#maxBackoffMs);
   }
 

@@ -57,7 +57,7 @@ describe('tooltrace sidecar --listen', () => {
     const large = await fetch(`${url}/v1/events`, {
       method: 'POST',
       headers: NDJSON,
-      body: journalText({ calls: 2 }),
+      body: journalText({ calls: 4 }),
     });
     expect(large.status).toBe(413);
     const bomb = await fetch(`${url}/v1/events`, {
