@@ -8,7 +8,7 @@ export interface JournalOptions {
   firstCall?: number;
   /** Stream events per call (alternating progress and partial). @default 10 */
   streamEvents?: number;
-  /** Session id on every line. @default 'session-1' */
+  /** Session id on every line. @default 's1' */
   sessionId?: string;
   /** Leave `event_id`/`parent_id` out, as some Nexus journals do. @default false */
   withoutEventIds?: boolean;
@@ -45,7 +45,7 @@ function timestamp(call: number, step: number): string {
  */
 export function journalLines(options: JournalOptions): string[] {
   const streamEvents = options.streamEvents ?? 10;
-  const sessionId = options.sessionId ?? 'session-1';
+  const sessionId = options.sessionId ?? 's1';
   const first = options.firstCall ?? 0;
   const lines: string[] = [];
   for (let index = first; index < first + options.calls; index += 1) {
@@ -57,9 +57,9 @@ export function journalLines(options: JournalOptions): string[] {
       ts: timestamp(index, step),
       type,
       ...(options.withoutEventIds === true ? {} : { event_id: eventId, parent_id: parentId }),
-      source: 'plugin.search',
+      source: 'search',
       session_id: sessionId,
-      agent_id: 'agent-1',
+      agent_id: 'a1',
       depth: 0,
     });
     lines.push(
@@ -69,8 +69,8 @@ export function journalLines(options: JournalOptions): string[] {
           _schema_version: 1,
           ID: callId,
           Name: 'search',
-          Arguments: { query: `find the thing number ${index}`, limit: 10 },
-          TurnID: 'turn-1',
+          Arguments: { query: `thing ${index}` },
+          TurnID: 't1',
         },
       }),
     );
@@ -87,10 +87,10 @@ export function journalLines(options: JournalOptions): string[] {
           payload: {
             tool_name: 'search',
             tool_id: callId,
-            turn_id: 'turn-1',
+            turn_id: 't1',
             sequence: step,
             ...(progress ? { progress: step / streamEvents } : {}),
-            payload: progress ? `step ${step}` : `partial result chunk ${step} of call ${index}`,
+            payload: progress ? `step ${step}` : `chunk ${step} of ${index}`,
           },
         }),
       );
@@ -105,7 +105,7 @@ export function journalLines(options: JournalOptions): string[] {
           Name: 'search',
           Output: `found ${index}`,
           Error: '',
-          TurnID: 'turn-1',
+          TurnID: 't1',
         },
       }),
     );
