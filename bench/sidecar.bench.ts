@@ -5,8 +5,9 @@
  * - `JSON.parse` alone: the floor, no span work at all;
  * - straightforward: parse → SDK spans (BasicTracerProvider, BatchSpanProcessor with its queue
  *   raised so it does not drop) → stock OTLP/HTTP protobuf exporter → the test receiver;
- * - `tooltrace sidecar --stdin` as a child process (the real CLI) → the test receiver, timed
- *   from writing the first byte to its exit, which comes after the last export was accepted.
+ * - `tooltrace sidecar --stdin < journal.jsonl` as a child process (the real CLI) → the test
+ *   receiver, timed from spawn to exit (which comes after the last export was accepted) minus
+ *   the same command over an empty file, so Node and tsx starting up are not counted.
  *
  *   npx tsx bench/sidecar.bench.ts [calls]
  *
@@ -17,6 +18,9 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
@@ -30,6 +34,7 @@ const CALLS = Number(process.argv[2] ?? 25_000);
 const LINES = CALLS * 12;
 const ROUNDS = 5;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+let EMPTY_FILE = '';
 
 /** What the receiver worker is asked and answers. */
 type Request =
@@ -86,6 +91,11 @@ interface Row {
 async function main(): Promise<void> {
   const text = journalText({ calls: CALLS });
   const bytes = Buffer.from(text);
+  const directory = mkdtempSync(join(tmpdir(), 'tooltrace-bench-'));
+  const journal = join(directory, 'journal.jsonl');
+  EMPTY_FILE = join(directory, 'empty.jsonl');
+  writeFileSync(journal, bytes);
+  writeFileSync(EMPTY_FILE, '');
   const lines = text.slice(0, -1).split('\n');
   console.log(
     `sidecar bench: ${CALLS} tool calls, ${LINES} lines of ${(bytes.length / LINES).toFixed(0)} bytes (${(bytes.length / 1e6).toFixed(1)} MB), Node ${process.version}`,
@@ -105,7 +115,7 @@ async function main(): Promise<void> {
     plain.delivered = `${straightforward.distinct}/${CALLS} spans`;
 
     await receiver.ask({ kind: 'clear' });
-    const child = await runSidecar(bytes, url, receiver);
+    const child = await runSidecar(journal, url, receiver);
     sidecar.linesPerSecond.push(child.linesPerSecond);
     sidecar.delivered = `${child.distinct}/${CALLS} spans`;
     console.log(
@@ -113,6 +123,7 @@ async function main(): Promise<void> {
     );
   }
   await receiver.ask({ kind: 'close' });
+  rmSync(directory, { recursive: true, force: true });
 
   const rows = [floor, plain, sidecar];
   console.log('');
@@ -294,40 +305,45 @@ function handleLine(event: Envelope, tracer: Tracer, open: Map<string, OpenCall>
   }
 }
 
-/** The real CLI as a child process, timed from the first byte written to its exit. */
+/**
+ * The real CLI as a child process, `tooltrace sidecar --stdin < journal.jsonl` as a user runs
+ * it, timed from spawn to exit (which follows the last accepted export) minus the same command's
+ * time over empty input (Node and tsx starting, the sidecar starting and stopping).
+ */
 async function runSidecar(
-  bytes: Buffer,
+  journal: string,
   url: string,
   receiver: ReceiverWorker,
 ): Promise<{ linesPerSecond: number; distinct: number }> {
+  const empty = await timeCli(EMPTY_FILE, url);
+  const full = await timeCli(journal, url);
+  const arrived = await receiver.expect(CALLS);
+  if (arrived.distinct !== CALLS)
+    throw new Error(`sidecar: ${arrived.distinct} of ${CALLS} spans arrived`);
+  return { linesPerSecond: LINES / (full - empty), distinct: arrived.distinct };
+}
+
+/** Seconds `tooltrace sidecar --stdin < input` takes, spawn to exit. */
+async function timeCli(input: string, url: string): Promise<number> {
+  const stdin = openSync(input, 'r');
+  const started = performance.now();
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', 'src/cli.ts', 'sidecar', '--stdin', '--status-interval', '0'],
     {
       cwd: ROOT,
       env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: url },
-      stdio: ['pipe', 'inherit', 'pipe'],
+      stdio: [stdin, 'inherit', 'pipe'],
     },
   );
   let stderr = '';
-  child.stderr.setEncoding('utf8');
-  const ready = new Promise<void>((resolve) => {
-    child.stderr.on('data', (text: string) => {
-      stderr += text;
-      if (stderr.includes('exporting to')) resolve();
-    });
-  });
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-  await ready;
-  const started = performance.now();
-  child.stdin.end(bytes);
-  const [code] = await exited;
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (text: string) => (stderr += text));
+  const [code] = (await once(child, 'exit')) as [number | null];
   const seconds = (performance.now() - started) / 1000;
+  closeSync(stdin);
   if (code !== 0) throw new Error(`the sidecar exited with ${code}:\n${stderr}`);
-  const arrived = await receiver.expect(CALLS);
-  if (arrived.distinct !== CALLS)
-    throw new Error(`sidecar: ${arrived.distinct} of ${CALLS} spans arrived`);
-  return { linesPerSecond: LINES / seconds, distinct: arrived.distinct };
+  return seconds;
 }
 
 function median(values: readonly number[]): number {

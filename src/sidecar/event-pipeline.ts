@@ -52,6 +52,8 @@ export class EventPipeline {
   /** Ids the sidecar made up for lines without `event_id`: they identify nothing across replays. */
   #synthetic = new Set<string>();
   #previousSynthetic = new Set<string>();
+  /** Whether any id was ever made up: journals with event ids skip the lookups. */
+  #syntheticCount = 0;
   /** Parents from envelope `traceparent`s, by invoke event id, taken once. */
   readonly #traceparents = new Map<string, Context>();
   /** The line being replayed; `undefined` between lines (a timer releasing held events). */
@@ -74,7 +76,10 @@ export class EventPipeline {
    * sidecar made up, so such calls are paired and given span ids by their tool call id.
    */
   stableEventId = (event: BusEvent): string =>
-    this.#synthetic.has(event.id) || this.#previousSynthetic.has(event.id) ? '' : event.id;
+    this.#syntheticCount !== 0 &&
+    (this.#synthetic.has(event.id) || this.#previousSynthetic.has(event.id))
+      ? ''
+      : event.id;
 
   /** The parent an envelope's `traceparent` gave a tool call, for the subscriber. */
   parentContext = (event: BusEvent): Context | undefined => {
@@ -205,6 +210,7 @@ export class EventPipeline {
   }
 
   #rememberSynthetic(id: string): void {
+    this.#syntheticCount += 1;
     this.#synthetic.add(id);
     if (this.#synthetic.size >= this.#maxRemembered) {
       this.#previousSynthetic = this.#synthetic;

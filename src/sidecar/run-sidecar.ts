@@ -1,3 +1,5 @@
+import { createReadStream, fstatSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { TracerProvider } from '@opentelemetry/api';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
@@ -148,7 +150,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
   const keepAlive = setInterval(() => {}, 1 << 30);
   const stdin = settings.stdin
     ? new StdinSource({
-        input: options.input ?? process.stdin,
+        input: options.input ?? standardInput(),
         pipeline,
         isFull,
         log,
@@ -229,4 +231,23 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
   }
 
   return { urls: intakes.map((intake) => intake.url), done, stop, metrics };
+}
+
+/** Bytes per read when standard input is a regular file (`tooltrace sidecar --stdin < journal`). */
+const FILE_READ_BYTES = 1024 * 1024;
+
+/**
+ * Standard input as a stream. When it is a regular file, a file stream that reads 1 MiB at a
+ * time rather than `process.stdin`'s 64 KiB: a one-shot export of a journal then takes a sixteenth
+ * of the reads and event-loop turns.
+ */
+function standardInput(): Readable {
+  try {
+    if (fstatSync(0).isFile()) {
+      return createReadStream('', { fd: 0, autoClose: false, highWaterMark: FILE_READ_BYTES });
+    }
+  } catch {
+    // No usable descriptor 0: let process.stdin decide what standard input is.
+  }
+  return process.stdin;
 }
