@@ -69,6 +69,15 @@ export const ATTR_INVOKE_MISSING = 'tooltrace.invoke.missing';
 /** `tooltrace.invoke.late`: `true` when the `tool.invoke` arrived after its span was started. */
 export const ATTR_INVOKE_LATE = 'tooltrace.invoke.late';
 
+/** `tooltrace.inflight`: `true` on an in-flight snapshot span, never on a final span. */
+export const ATTR_INFLIGHT = 'tooltrace.inflight';
+/** `tooltrace.inflight.update`: which snapshot of the call this is (1, 2, 3, …). */
+export const ATTR_INFLIGHT_UPDATE = 'tooltrace.inflight.update';
+/** `tooltrace.inflight.updates`: on a final span, how many snapshots of it were exported. */
+export const ATTR_INFLIGHT_UPDATES = 'tooltrace.inflight.updates';
+/** What an in-flight snapshot span's name ends with, after its call's span name. */
+export const INFLIGHT_NAME_SUFFIX = ' (in flight)';
+
 /** `tooltrace.stream.partial.count`: partial events the call published. */
 export const ATTR_STREAM_PARTIAL_COUNT = 'tooltrace.stream.partial.count';
 /** `tooltrace.stream.progress.count`: progress events the call published. */

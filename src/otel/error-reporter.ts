@@ -1,12 +1,14 @@
 import { diag } from '@opentelemetry/api';
 
 /** What kind of failure the subscriber swallowed. */
-export type SwallowedErrorKind = 'tracer' | 'redact' | 'hook';
+export type SwallowedErrorKind = 'tracer' | 'redact' | 'hook' | 'export';
 
 const DESCRIPTIONS: Record<SwallowedErrorKind, string> = {
   tracer: 'recording a tool call failed (the tracer or the span threw)',
   redact: 'the redact hook failed; the value it was given was dropped',
   hook: 'an option hook (parentContext, stableEventId or onSpanEnd) threw',
+  export:
+    'flushing the tracer provider failed (an export failed or timed out); forceFlush and shutdown resolve anyway',
 };
 
 /**
@@ -14,7 +16,12 @@ const DESCRIPTIONS: Record<SwallowedErrorKind, string> = {
  * first of each kind once through OpenTelemetry's `diag` logger; the rest only count.
  */
 export class ErrorReporter {
-  readonly counts: Record<SwallowedErrorKind, number> = { tracer: 0, redact: 0, hook: 0 };
+  readonly counts: Record<SwallowedErrorKind, number> = {
+    tracer: 0,
+    redact: 0,
+    hook: 0,
+    export: 0,
+  };
 
   report(kind: SwallowedErrorKind, error: unknown): void {
     this.counts[kind] += 1;

@@ -17,3 +17,17 @@ export async function flushProvider(provider: TracerProvider): Promise<void> {
       : (flushable.getDelegate?.() as Flushable | undefined);
   if (typeof target?.forceFlush === 'function') await target.forceFlush();
 }
+
+/**
+ * Flushes every distinct provider in `providers` and resolves whatever happens: an exporter
+ * failing (or the SDK's flush timing out) is handed to `onError`, never thrown at the caller —
+ * telemetry must not break the host's shutdown path.
+ */
+export async function flushProviders(
+  providers: readonly TracerProvider[],
+  onError: (error: unknown) => void,
+): Promise<void> {
+  const distinct = [...new Set(providers)];
+  const outcomes = await Promise.allSettled(distinct.map((provider) => flushProvider(provider)));
+  for (const outcome of outcomes) if (outcome.status === 'rejected') onError(outcome.reason);
+}

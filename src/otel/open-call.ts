@@ -1,6 +1,7 @@
 import type { Attributes, HrTime, Span, SpanContext } from '@opentelemetry/api';
 import { TOOL_STREAM_PARTIAL, TOOL_STREAM_PROGRESS } from '../events/index.js';
 import {
+  EXECUTE_TOOL,
   ATTR_STREAM_EVENTS_COALESCED,
   ATTR_STREAM_EVENTS_RECORDED,
   ATTR_STREAM_LAST_PROGRESS,
@@ -35,6 +36,23 @@ export interface StreamSettings {
 }
 
 /**
+ * The {@link StreamSettings} for `maxStreamEvents`: a quarter of them for the head, one for
+ * the last event, the rest for the sampled middle.
+ */
+export function streamSettings(
+  maxStreamEvents: number,
+  capture: ContentCapture | undefined,
+): StreamSettings {
+  const headSize = Math.floor(maxStreamEvents / 4);
+  return {
+    headSize,
+    middleSize: Math.max(0, maxStreamEvents - headSize - 1),
+    keepLast: maxStreamEvents - headSize >= 1,
+    capture,
+  };
+}
+
+/**
  * One tool call whose span is open: the span, the stream summary, the sampler for span events,
  * and what deduplication needs. Stream events are deduplicated by sequence number (the contract
  * makes it monotonic per call from 1): a sequence above the highest seen is new; one below is
@@ -61,6 +79,21 @@ export class OpenCall {
   readonly orphan: boolean;
   invokeLate = false;
   ended = false;
+  /** The tool's name (`''` when unknown), for in-flight snapshots; a late invoke may set it. */
+  toolName: string;
+  /** Agent id of the event that started the span, for in-flight snapshots. */
+  readonly agentId: string;
+  /** Subscriber clock (ms) when the span started: when the call is due its first snapshot. */
+  readonly openedAt: number;
+  /** In-flight snapshots exported so far. */
+  liveUpdates = 0;
+  /** Subscriber clock (ms) of the latest snapshot (attempted), else of the start. */
+  liveAt: number;
+  /**
+   * {@link OpenCall.streamEventCount} at the latest snapshot (attempted), `-1` before the first:
+   * a different count means the call changed since, and a call always "changed" at first.
+   */
+  liveStreamEvents = -1;
   /** Neighbours in the start-order list of `OpenCalls`. */
   previous: OpenCall | undefined;
   next: OpenCall | undefined;
@@ -74,11 +107,20 @@ export class OpenCall {
   #highestSequence = 0;
   #gaps: Set<number> | undefined;
   #sampler: StreamSampler | undefined;
+  /** The latest partial's payload, kept only with content capture, for in-flight snapshots. */
+  #lastPartialPayload: unknown;
   readonly #settings: StreamSettings;
 
   constructor(
     span: Span,
-    ids: { invokeId: string; callId: string; sessionId: string; parentId: string },
+    ids: {
+      invokeId: string;
+      callId: string;
+      sessionId: string;
+      parentId: string;
+      name: string;
+      event: { causation: { agentId: string } };
+    },
     startUnixNano: bigint,
     now: number,
     orphan: boolean,
@@ -96,11 +138,21 @@ export class OpenCall {
     this.lastActivity = now;
     this.orphan = orphan;
     this.#settings = settings;
+    this.toolName = ids.name;
+    this.agentId = ids.event.causation.agentId;
+    this.openedAt = now;
+    this.liveAt = now;
   }
 
   /** The OpenTelemetry time of a bus timestamp of this call. */
   hrTime(unixNano: bigint): HrTime {
     return hrTimeNear(this.startUnixNano, this.#startHrTime, unixNano);
+  }
+
+  /** Names the call (and its span) after the tool a late `tool.invoke` named. */
+  rename(toolName: string): void {
+    this.toolName = toolName;
+    this.span.updateName(`${EXECUTE_TOOL} ${toolName}`);
   }
 
   /** Notes activity that is not a stream event (a late invoke, for instance). */
@@ -133,6 +185,7 @@ export class OpenCall {
       if (this.#firstPartialUnixNano === undefined || timeUnixNano < this.#firstPartialUnixNano) {
         this.#firstPartialUnixNano = timeUnixNano;
       }
+      if (this.#settings.capture !== undefined) this.#lastPartialPayload = payload;
     } else {
       value = typeof progress === 'number' ? progress : -1;
       this.#progressCount += 1;
@@ -171,13 +224,21 @@ export class OpenCall {
 
   /** The stream summary every span carries (after {@link OpenCall.flushStream}). */
   summaryAttributes(): Attributes {
-    const streamEvents = this.#partialCount + this.#progressCount;
+    const attributes = this.progressAttributes();
+    attributes[ATTR_STREAM_EVENTS_RECORDED] = this.#recorded;
+    attributes[ATTR_STREAM_EVENTS_COALESCED] = this.streamEventCount - this.#recorded;
+    return attributes;
+  }
+
+  /**
+   * The stream summary so far, without what only the end decides (which events became span
+   * events): counts, bytes, time to first partial, last progress. In-flight snapshots carry it.
+   */
+  progressAttributes(): Attributes {
     const attributes: Attributes = {
       [ATTR_STREAM_PARTIAL_COUNT]: this.#partialCount,
       [ATTR_STREAM_PROGRESS_COUNT]: this.#progressCount,
       [ATTR_STREAM_PARTIAL_BYTES]: this.#partialBytes,
-      [ATTR_STREAM_EVENTS_RECORDED]: this.#recorded,
-      [ATTR_STREAM_EVENTS_COALESCED]: streamEvents - this.#recorded,
     };
     if (this.#firstPartialUnixNano !== undefined) {
       attributes[ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS] = Math.max(
@@ -187,6 +248,16 @@ export class OpenCall {
     }
     if (this.#lastProgress >= 0) attributes[ATTR_STREAM_LAST_PROGRESS] = this.#lastProgress;
     return attributes;
+  }
+
+  /** Stream events recorded so far (duplicates excluded): what tells a snapshot it is stale. */
+  get streamEventCount(): number {
+    return this.#partialCount + this.#progressCount;
+  }
+
+  /** The latest partial's payload; `undefined` without content capture. */
+  get lastPartialPayload(): unknown {
+    return this.#lastPartialPayload;
   }
 
   /** Stream events that were only counted, not kept as span events. */

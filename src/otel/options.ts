@@ -99,6 +99,32 @@ export interface TraceToolCallsOptions {
   stableEventId?: (event: BusEvent) => string;
   /** Called after a span ended, with why. A hook that throws is counted and otherwise ignored. */
   onSpanEnd?: (span: Span, reason: EndReason) => void;
+  /**
+   * Export in-flight snapshots while a call runs: short, already-ended spans named
+   * `execute_tool {name} (in flight)`, children of the call's final span (same trace, parent =
+   * the span id the final span will have), marked `tooltrace.inflight=true`, carrying the stream
+   * summary so far (and, only with content capture, the latest partial payload, cut and
+   * redacted like every captured value). A call gets its first snapshot once it has been open
+   * `liveIntervalMs`, then at most one per `liveIntervalMs` and only when a stream event came
+   * since the last one; calls that end sooner get none. Off: no snapshot and no timer.
+   * @default `true`, unless `TOOLTRACE_LIVE_UPDATES` is `false`
+   */
+  liveUpdates?: boolean;
+  /**
+   * How often an open call may be snapshotted, in milliseconds. One timer ticking every quarter
+   * of it serves every call, so a snapshot is exported at most `1.25 × liveIntervalMs` after
+   * the call started or changed, plus the span processor's delay.
+   * @default 1000
+   */
+  liveIntervalMs?: number;
+  /**
+   * Where in-flight snapshots go, for instance a provider with a `SimpleSpanProcessor` or a
+   * short-delay `BatchSpanProcessor` when the main one waits seconds between exports (the SDK's
+   * default `OTEL_BSP_SCHEDULE_DELAY` is 5000 ms). Give it the same `idGenerator` as the main
+   * provider when you use one.
+   * @default `tracerProvider`
+   */
+  liveTracerProvider?: TracerProvider;
 }
 
 /** {@link TraceToolCallsOptions} with every default applied and checked, resolved once. */
@@ -117,6 +143,9 @@ export interface ResolvedOptions {
   readonly maxRememberedEvents: number;
   readonly stableEventId: ((event: BusEvent) => string) | undefined;
   readonly onSpanEnd: ((span: Span, reason: EndReason) => void) | undefined;
+  readonly liveUpdates: boolean;
+  readonly liveIntervalMs: number;
+  readonly liveTracerProvider: TracerProvider | undefined;
 }
 
 const TRACE_BY: readonly TraceBy[] = ['causal-root', 'session', 'call'];
@@ -126,6 +155,9 @@ const CAPTURE_VARIABLES = [
   'TOOLTRACE_CAPTURE_CONTENT',
   'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT',
 ] as const;
+
+/** The environment variable that turns live updates off (`false`) when `liveUpdates` is not given. */
+const LIVE_UPDATES_VARIABLE = 'TOOLTRACE_LIVE_UPDATES';
 
 /** Applies the defaults and checks every option; throws a `ConfigurationError` naming the bad one. */
 export function resolveOptions(
@@ -150,6 +182,12 @@ export function resolveOptions(
       setting: 'captureContent',
     });
   }
+  const liveUpdates = options.liveUpdates ?? liveUpdatesFromEnvironment(environment);
+  if (typeof liveUpdates !== 'boolean') {
+    throw new ConfigurationError('options.liveUpdates must be a boolean', {
+      setting: 'liveUpdates',
+    });
+  }
   return {
     tracerProvider: checkObject(options.tracerProvider, 'tracerProvider'),
     captureContent,
@@ -170,7 +208,14 @@ export function resolveOptions(
     ),
     stableEventId: checkFunction(options.stableEventId, 'stableEventId'),
     onSpanEnd: checkFunction(options.onSpanEnd, 'onSpanEnd'),
+    liveUpdates,
+    liveIntervalMs: checkInteger(options.liveIntervalMs, 'liveIntervalMs', 1000, 10),
+    liveTracerProvider: checkObject(options.liveTracerProvider, 'liveTracerProvider'),
   };
+}
+
+function liveUpdatesFromEnvironment(environment: NodeJS.ProcessEnv): boolean {
+  return environment[LIVE_UPDATES_VARIABLE]?.trim().toLowerCase() !== 'false';
 }
 
 function captureFromEnvironment(environment: NodeJS.ProcessEnv): boolean {

@@ -13,17 +13,19 @@ import {
   type ToolStreamProgress,
 } from '../events/index.js';
 import { VERSION } from '../version.js';
-import { EXECUTE_TOOL, type EndReason } from './attribute-names.js';
-import { flushProvider } from './flush-provider.js';
+import type { EndReason } from './attribute-names.js';
+import { flushProviders } from './flush-provider.js';
 import { CausalIndex } from './causal-index.js';
 import { ContentCapture } from './content-capture.js';
 import { ErrorReporter } from './error-reporter.js';
-import { HeldEvents, type HeldCall } from './held-events.js';
-import { OpenCall, type StreamSettings } from './open-call.js';
+import { HeldEvents, byTime, type HeldCall } from './held-events.js';
+import { createLiveUpdates, type LiveUpdates } from './live-updates.js';
+import { OpenCall, streamSettings, type StreamSettings } from './open-call.js';
 import { OpenCalls } from './open-calls.js';
 import type { ResolvedOptions } from './options.js';
 import { applyResult, applyUnfinished } from './span-outcome.js';
 import { SpanStarter, callKey, type SpanStart } from './span-starter.js';
+import { stableEventIdReader } from './stable-event-id.js';
 import { PARTIAL, PROGRESS, type StreamKind } from './stream-sampler.js';
 import {
   readInvoke,
@@ -56,7 +58,7 @@ type StreamPayload = Partial<ToolStreamProgress> | null | undefined;
  */
 export class ToolCallTracer {
   readonly #options: ResolvedOptions;
-  readonly #provider: TracerProvider;
+  readonly #providers: readonly TracerProvider[];
   readonly #settings: StreamSettings;
   readonly #capture: ContentCapture | undefined;
   readonly #errorText: ContentCapture;
@@ -65,6 +67,8 @@ export class ToolCallTracer {
   readonly #held = new HeldEvents();
   readonly #open = new OpenCalls();
   readonly #starter: SpanStarter;
+  readonly #live: LiveUpdates | undefined;
+  readonly #idOf: (event: BusEvent) => string;
   readonly #sweepIntervalMs: number;
   readonly #unsubscribe: () => void;
   #timer: NodeJS.Timeout | undefined;
@@ -84,28 +88,30 @@ export class ToolCallTracer {
 
   constructor(bus: EventBus, options: ResolvedOptions) {
     this.#options = options;
-    this.#provider = options.tracerProvider ?? trace.getTracerProvider();
+    const provider = options.tracerProvider ?? trace.getTracerProvider();
+    const liveProvider = options.liveTracerProvider ?? provider;
+    this.#providers = [provider, liveProvider];
     const onRedactError = (error: unknown): void => this.#errors.report('redact', error);
     const { maxContentBytes, redact } = options;
     this.#capture = options.captureContent
       ? new ContentCapture(maxContentBytes, redact, onRedactError)
       : undefined;
     this.#errorText = new ContentCapture(maxContentBytes, redact, onRedactError);
-    const max = options.maxStreamEvents;
-    const headSize = Math.floor(max / 4);
-    this.#settings = {
-      headSize,
-      middleSize: Math.max(0, max - headSize - 1),
-      keepLast: max - headSize >= 1,
-      capture: this.#capture,
-    };
+    this.#settings = streamSettings(options.maxStreamEvents, this.#capture);
     this.#index = new CausalIndex(options.maxRememberedEvents);
+    const tracer = provider.getTracer('tooltrace', VERSION);
     this.#starter = new SpanStarter(
-      this.#provider.getTracer('tooltrace', VERSION),
+      tracer,
       options,
       { index: this.#index, open: this.#open, errors: this.#errors },
       this.#capture,
     );
+    this.#live = createLiveUpdates(options, liveProvider === provider ? tracer : undefined, {
+      open: this.#open,
+      capture: this.#capture,
+      errors: this.#errors,
+    });
+    this.#idOf = stableEventIdReader(options.stableEventId, this.#errors);
     const shortest = Math.min(options.idleTimeoutMs, options.reorderWindowMs || Infinity);
     this.#sweepIntervalMs = Math.max(10, Math.min(1000, Math.floor(shortest / 2)));
     this.#unsubscribe = bus.subscribeAll(this.#onEvent, {
@@ -119,14 +125,18 @@ export class ToolCallTracer {
       openSpans: this.#open.size,
       heldEvents: this.#held.eventCount,
       ...this.#counts,
+      inflightUpdates: this.#live?.exported ?? 0,
       spansEnded: { ...this.#ended },
       errors: { ...this.#errors.counts },
     };
   }
 
-  /** Flushes the provider (when it can, or its delegate for the global proxy provider). */
+  /**
+   * Flushes the provider(s) (when they can, or the delegate of the global proxy provider);
+   * resolves even when an export fails, which is counted in `stats().errors.export`.
+   */
   forceFlush(): Promise<void> {
-    return flushProvider(this.#provider);
+    return flushProviders(this.#providers, (error) => this.#errors.report('export', error));
   }
 
   /** Stops listening, starts spans for held events, ends every open span marked `shutdown`. */
@@ -135,6 +145,7 @@ export class ToolCallTracer {
     this.#closed = true;
     this.#unsubscribe();
     this.#stopTimer();
+    this.#live?.close();
     try {
       for (const held of this.#held.takeAll()) this.#promote(held);
       for (const call of this.#open) this.#endUnfinished(call, 'shutdown');
@@ -315,7 +326,7 @@ export class ToolCallTracer {
     call.invokeLate = true;
     call.touch(event.timeUnixNano, this.#now);
     call.span.setAttributes(this.#starter.invokeAttributes(event, invokeId, fields));
-    if (fields.name !== '') call.span.updateName(`${EXECUTE_TOOL} ${fields.name}`);
+    if (fields.name !== '') call.rename(fields.name);
     if (invokeId !== '' && call.invokeId === '') {
       call.invokeId = invokeId;
       this.#open.indexInvokeId(call);
@@ -333,6 +344,7 @@ export class ToolCallTracer {
     this.#open.add(call);
     this.#counts.spansStarted += 1;
     this.#ensureTimer();
+    this.#live?.watch();
     return call;
   }
 
@@ -361,6 +373,7 @@ export class ToolCallTracer {
     }
     this.#counts.streamEventsCoalesced += call.coalescedCount;
     this.#ended[reason] += 1;
+    this.#live?.finish(call);
     try {
       call.span.end(call.hrTime(endUnixNano));
     } catch (error) {
@@ -372,18 +385,6 @@ export class ToolCallTracer {
       hook(call.span, reason);
     } catch (error) {
       this.#errors.report('hook', error);
-    }
-  }
-
-  #idOf(event: BusEvent): string {
-    const hook = this.#options.stableEventId;
-    if (hook === undefined) return event.id;
-    try {
-      const id = hook(event);
-      return typeof id === 'string' ? id : '';
-    } catch (error) {
-      this.#errors.report('hook', error);
-      return '';
     }
   }
 
@@ -416,10 +417,4 @@ export class ToolCallTracer {
       this.#errors.report('tracer', error);
     }
   };
-}
-
-function byTime(left: BusEvent, right: BusEvent): number {
-  const a = left.timeUnixNano;
-  const b = right.timeUnixNano;
-  return a < b ? -1 : a > b ? 1 : 0;
 }

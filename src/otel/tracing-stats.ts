@@ -22,6 +22,11 @@ export interface ToolCallTracingStats {
   lateEvents: number;
   /** Stream events that name no call at all (no parent id, no tool id), ignored. */
   unpairedEvents: number;
-  /** Failures swallowed so they never reach the bus, by kind. */
+  /** In-flight snapshot spans exported while calls ran (see `liveUpdates`). */
+  inflightUpdates: number;
+  /**
+   * Failures swallowed so they never reach the bus, by kind; `export` counts flushes (from
+   * `forceFlush()` or `shutdown()`) that failed and resolved anyway.
+   */
   errors: Record<SwallowedErrorKind, number>;
 }

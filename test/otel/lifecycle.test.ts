@@ -28,7 +28,10 @@ describe('traceToolCalls()', () => {
     it('ends a call idle for idleTimeoutMs as abandoned, at its last event', async () => {
       // Only the subscriber's clock and sweep timer are faked; the exporter keeps real timers.
       vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
-      harness = await startTracingHarness({ tracing: { idleTimeoutMs: 60_000 } });
+      // Minutes pass on the fake clock: in-flight snapshots would arrive too (live-updates.test.ts).
+      harness = await startTracingHarness({
+        tracing: { idleTimeoutMs: 60_000, liveUpdates: false },
+      });
       const { bus, tracing } = harness;
       const call = invoke(bus, 'tc_1', at(0));
       vi.advanceTimersByTime(10_000);
@@ -63,7 +66,9 @@ describe('traceToolCalls()', () => {
 
     it('keeps a call that stays active open past idleTimeoutMs', async () => {
       vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
-      harness = await startTracingHarness({ tracing: { idleTimeoutMs: 1_000 } });
+      harness = await startTracingHarness({
+        tracing: { idleTimeoutMs: 1_000, liveUpdates: false },
+      });
       const { bus, tracing } = harness;
       const call = invoke(bus, 'tc_1', at(0));
       for (let sequence = 1; sequence <= 20; sequence += 1) {

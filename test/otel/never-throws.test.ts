@@ -6,6 +6,12 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
+import { ExportResultCode } from '@opentelemetry/core';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventBus } from '../../src/bus/index.js';
 import { traceToolCalls, type EndReason } from '../../src/otel/index.js';
@@ -126,12 +132,39 @@ describe('traceToolCalls()', () => {
       expect(span!.events.length).toBeLessThanOrEqual(65);
     });
 
+    it('resolves forceFlush and shutdown when the export fails, counting it once in diag', async () => {
+      const messages = captureDiag();
+      const failing: SpanExporter = {
+        export: (_spans, done) =>
+          done({ code: ExportResultCode.FAILED, error: new Error('collector down') }),
+        shutdown: () => Promise.resolve(),
+      };
+      const provider = new BasicTracerProvider({
+        spanProcessors: [new BatchSpanProcessor(failing, { scheduledDelayMillis: 60_000 })],
+      });
+      const bus = new EventBus();
+      const tracing = traceToolCalls(bus, { tracerProvider: provider });
+      oneCall(bus);
+      await expect(tracing.forceFlush()).resolves.toBeUndefined();
+      oneCall(bus);
+      await expect(tracing.shutdown()).resolves.toBeUndefined();
+      await expect(tracing.shutdown()).resolves.toBeUndefined();
+      expect(tracing.stats().errors.export).toBe(2);
+      expect(messages.filter((message) => message.includes('flushing'))).toHaveLength(1);
+      await provider.shutdown().catch(() => undefined);
+    });
+
     it('rejects bad options with a message naming the option', () => {
       const bus = new EventBus();
       expect(() => traceToolCalls(bus, { maxStreamEvents: -1 })).toThrow(/maxStreamEvents/);
       expect(() => traceToolCalls(bus, { traceBy: 'trace' as never })).toThrow(/traceBy/);
       expect(() => traceToolCalls(bus, { redact: 'yes' as never })).toThrow(/redact/);
       expect(() => traceToolCalls({} as EventBus)).toThrow(/EventBus/);
+      expect(() => traceToolCalls(bus, { liveIntervalMs: 0 })).toThrow(/liveIntervalMs/);
+      expect(() => traceToolCalls(bus, { liveUpdates: 'yes' as never })).toThrow(/liveUpdates/);
+      expect(() => traceToolCalls(bus, { liveTracerProvider: 1 as never })).toThrow(
+        /liveTracerProvider/,
+      );
     });
   });
 });

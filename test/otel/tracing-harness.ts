@@ -32,6 +32,12 @@ export interface TracingHarnessOptions {
   /** Register the provider globally (context manager, propagator), as an application would. */
   register?: boolean;
   spanLimits?: SpanLimits;
+  /**
+   * The BatchSpanProcessor's delay between exports. Long by default: tests flush when they
+   * want spans, so nothing arrives on its own in between.
+   * @default 60000
+   */
+  scheduledDelayMillis?: number;
 }
 
 /**
@@ -64,7 +70,11 @@ export async function startTracingHarness(
   const idGenerator = options.derivedIds === true ? new DerivedIdGenerator() : undefined;
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'tooltrace-test' }),
-    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 60_000 })],
+    spanProcessors: [
+      new BatchSpanProcessor(exporter, {
+        scheduledDelayMillis: options.scheduledDelayMillis ?? 60_000,
+      }),
+    ],
     ...(idGenerator === undefined ? {} : { idGenerator }),
     ...(options.spanLimits === undefined ? {} : { spanLimits: options.spanLimits }),
   });
