@@ -16,6 +16,9 @@ export {
   resolveExportConfig,
 } from './export-config.js';
 export type { ExportConfig, ExportOverrides, OtlpProtocol } from './export-config.js';
+export { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
+export type { OtlpHttpSpanExporterOptions } from './otlp-http-span-exporter.js';
+export { ExportRequestError } from './export-request-error.js';
 export { isLoopbackHost, parseListenAddress } from './listen-address.js';
 export type { ListenAddress } from './listen-address.js';
 export {
