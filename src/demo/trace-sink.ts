@@ -34,8 +34,8 @@ export type ExternalExportOutcome =
 export interface TraceSink {
   /**
    * The provider to give `traceToolCalls`. It only hands out tracers: the subscriber's
-   * `shutdown()` would flush every processor and so wait for (and reject with) a slow or dead
-   * external endpoint before anything is drawn; {@link TraceSink.collect} flushes instead.
+   * `shutdown()` would flush every processor and so wait for a slow or dead external endpoint
+   * before anything is drawn; {@link TraceSink.collect} flushes instead.
    */
   readonly tracerProvider: TracerProvider;
   /** Give it to `traceToolCalls` too: calls under one causal root then share one trace. */

@@ -144,6 +144,51 @@ describe('renderWaterfall()', () => {
       expect(labels(blocks[1]!)).toEqual(['later']);
     });
 
+    it('counts in-flight snapshots below the trace instead of drawing them next to their call', () => {
+      const snapshot = (id: string, update: number): ReceivedSpan =>
+        span({
+          id,
+          name: 'execute_tool slow (in flight)',
+          parent: '1',
+          at: [0, update * 1000],
+          status: { code: 0, message: '' },
+          attributes: { 'tooltrace.inflight': true, 'tooltrace.inflight.update': update },
+        });
+      const text = renderWaterfall([
+        snapshot('2', 1),
+        span({ id: '1', name: 'execute_tool slow', at: [0, 2500] }),
+        snapshot('3', 2),
+      ]);
+      expect(rows(text)).toHaveLength(1);
+      expect(rows(text)[0]).toMatch(/^execute_tool slow {2}/);
+      expect(text.split('\n')[0]).toContain(' 1 span ');
+      expect(text.trimEnd().split('\n').at(-1)).toBe(
+        '2 in-flight updates were exported while calls ran.',
+      );
+    });
+
+    it('draws a call that never ended from its latest in-flight snapshot', () => {
+      const snapshot = (id: string, update: number, progress: number): ReceivedSpan =>
+        span({
+          id,
+          name: 'execute_tool slow (in flight)',
+          parent: 'dead',
+          at: [0, update * 1000],
+          status: { code: 0, message: '' },
+          attributes: {
+            'tooltrace.inflight': true,
+            'tooltrace.inflight.update': update,
+            'tooltrace.stream.progress.count': update,
+            'tooltrace.stream.last_progress': progress,
+          },
+        });
+      const text = renderWaterfall([snapshot('3', 2, 0.5), snapshot('2', 1, 0.25)]);
+      expect(rows(text)).toHaveLength(1);
+      expect(rows(text)[0]).toMatch(/^execute_tool slow \(in flight\) {2}/);
+      expect(rows(text)[0]).toContain('2.00s  UNSET  2 progress to 50%');
+      expect(text).toContain('2 in-flight updates were exported while calls ran.');
+    });
+
     it('lines the bars up in one column', () => {
       const text = renderWaterfall([
         span({ id: '1', name: 'short', at: [0, 100] }),
