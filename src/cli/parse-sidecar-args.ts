@@ -30,6 +30,9 @@ Options:
   --max-line-bytes N          longest accepted line (1048576)
   --max-body-bytes N          largest POST /v1/events body, before and after gzip (16777216)
   --idle-timeout DURATION     end a call with no result after this long idle (5m)
+  --live-interval DURATION    at most one in-flight snapshot span per running call this
+                              often (1s); the first once a call has run this long
+  --no-live-updates           export no in-flight snapshots, only finished calls
   --shutdown-timeout DURATION how long SIGTERM/SIGINT may take to flush (10s)
   --status-interval DURATION  status line period on stderr, 0 for none (10s)
   -h, --help                  show this help
@@ -85,6 +88,8 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
         'max-line-bytes': { type: 'string' },
         'max-body-bytes': { type: 'string' },
         'idle-timeout': { type: 'string' },
+        'live-interval': { type: 'string' },
+        'no-live-updates': { type: 'boolean' },
         'shutdown-timeout': { type: 'string' },
         'status-interval': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -128,6 +133,15 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
   assign('maxLineBytes', integer('max-line-bytes', values['max-line-bytes'], 64));
   assign('maxBodyBytes', integer('max-body-bytes', values['max-body-bytes'], 64));
   assign('idleTimeoutMs', duration('idle-timeout', values['idle-timeout']));
+  const liveInterval = duration('live-interval', values['live-interval']);
+  if (liveInterval !== undefined && liveInterval < 10) {
+    throw new ConfigurationError(
+      `--live-interval must be at least 10ms, got '${values['live-interval']}'`,
+      { setting: '--live-interval' },
+    );
+  }
+  assign('liveIntervalMs', liveInterval);
+  if (values['no-live-updates'] === true) options.liveUpdates = false;
   assign('shutdownTimeoutMs', duration('shutdown-timeout', values['shutdown-timeout']));
   assign('statusIntervalMs', duration('status-interval', values['status-interval']));
   return { help: false, options };

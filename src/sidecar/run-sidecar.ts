@@ -95,6 +95,8 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     parentContext: pipeline.parentContext,
     ...(options.captureContent === undefined ? {} : { captureContent: options.captureContent }),
     ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
+    ...(options.liveUpdates === undefined ? {} : { liveUpdates: options.liveUpdates }),
+    ...(options.liveIntervalMs === undefined ? {} : { liveIntervalMs: options.liveIntervalMs }),
   });
 
   let stopping: Promise<number> | undefined;

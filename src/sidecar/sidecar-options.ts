@@ -51,6 +51,14 @@ export interface SidecarOptions {
   /** End a call with no result after this long without activity. @default 300000 */
   idleTimeoutMs?: number;
   /**
+   * Export in-flight snapshot spans of calls still running (see `traceToolCalls`'
+   * `liveUpdates`).
+   * @default true, unless `TOOLTRACE_LIVE_UPDATES` is `false`
+   */
+  liveUpdates?: boolean;
+  /** At most one in-flight snapshot per call per this many milliseconds. @default 1000 */
+  liveIntervalMs?: number;
+  /**
    * How often the checkpoint file is written.
    * @default 1000
    */
