@@ -28,9 +28,20 @@ function sortKeys(record: Record<string, unknown>): Record<string, unknown> {
   );
 }
 
-/** Tool call ids (`gen_ai.tool.call.id`) of the spans, without repeats. */
+/**
+ * The calls' own spans: every span but the in-flight snapshots (`tooltrace.inflight=true`) the
+ * sidecar exports while a call runs longer than the live interval.
+ */
+export function finalSpans(spans: readonly ReceivedSpan[]): ReceivedSpan[] {
+  return spans.filter((span) => span.attributes['tooltrace.inflight'] !== true);
+}
+
+/**
+ * Tool call ids (`gen_ai.tool.call.id`) of the calls' own spans, without repeats: a call whose
+ * only in-flight snapshots arrived is not counted yet.
+ */
 export function distinctCallIds(spans: readonly ReceivedSpan[]): Set<string> {
-  return new Set(spans.map((span) => String(span.attributes['gen_ai.tool.call.id'])));
+  return new Set(finalSpans(spans).map((span) => String(span.attributes['gen_ai.tool.call.id'])));
 }
 
 /** Span ids of the spans, without repeats. */
