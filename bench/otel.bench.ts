@@ -12,6 +12,15 @@
  * For reference, (c′) runs the hand-written spans of (c) from a naive bus subscriber on the bus
  * of (a): what the SDK work alone costs in the same asynchronous setting.
  *
+ * (e) live updates: `BENCH_LIVE_CALLS` calls kept open for `BENCH_LIVE_SECONDS` of real time
+ * while a timer feeds each one a partial every `BENCH_LIVE_EVERY_MS`, traced with
+ * `liveUpdates` on (the default 1 s interval: every call is snapshotted once a second, since
+ * events keep coming) and off, next to the bus alone; spans go through a BatchSpanProcessor
+ * into an exporter that serializes them to OTLP protobuf, as a real exporter must (the in-flight
+ * snapshots are extra spans to serialize). Cost per stream event is the CPU time of the whole
+ * run divided by the stream events; a snapshot's cost is the difference between on and off
+ * divided by the snapshots exported. The bar: on at most 1.25 × off per stream event.
+ *
  * Per-call cost comes from calls without stream events; per-event cost from the difference
  * between calls with and without them. Every figure is the least CPU time (user + system) of
  * interleaved rounds: on a shared machine, other processes only ever add time, so the minimum is
@@ -21,6 +30,8 @@
  */
 import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+// A dependency of the OTLP exporters: the serializer they run before sending.
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import {
   BasicTracerProvider,
   BatchSpanProcessor,
@@ -48,6 +59,10 @@ const LONG_STREAM = Number(process.env.BENCH_LONG_STREAM ?? 1_000);
 const LONG_CALLS = Number(process.env.BENCH_LONG_CALLS ?? 40);
 const OPEN_CALLS = Number(process.env.BENCH_OPEN_CALLS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
+const LIVE_CALLS = Number(process.env.BENCH_LIVE_CALLS ?? 1_000);
+const LIVE_SECONDS = Number(process.env.BENCH_LIVE_SECONDS ?? 4);
+const LIVE_EVERY_MS = Number(process.env.BENCH_LIVE_EVERY_MS ?? 10);
+const LIVE_ROUNDS = Number(process.env.BENCH_LIVE_ROUNDS ?? 5);
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
@@ -55,6 +70,18 @@ const collectGarbage = runInNewContext('gc') as () => void;
 /** Reports every batch exported at once: the pipeline without serialization or I/O. */
 class NoopExporter implements SpanExporter {
   export(_spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    done({ code: ExportResultCode.SUCCESS });
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** Serializes every batch to OTLP protobuf, as the OTLP exporter does, and sends it nowhere. */
+class SerializingExporter implements SpanExporter {
+  bytes = 0;
+  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    this.bytes += ProtobufTraceSerializer.serializeRequest(spans)?.length ?? 0;
     done({ code: ExportResultCode.SUCCESS });
   }
   shutdown(): Promise<void> {
@@ -309,6 +336,139 @@ function heapPerOpenCall(): { traced: number; bare: number } {
   return { traced, bare };
 }
 
+/** One run of (e): CPU time, stream events sent and snapshots exported. */
+interface LiveRun {
+  ns: number;
+  events: number;
+  snapshots: number;
+}
+
+/**
+ * (e): `LIVE_CALLS` open calls fed a partial each every `LIVE_EVERY_MS` for `LIVE_SECONDS`, then
+ * ended; `live` is the `liveUpdates` option, `undefined` for the bus without tracing.
+ */
+async function liveRun(live: boolean | undefined): Promise<LiveRun> {
+  // Unlike the short runs above, a run here lasts seconds: garbage the previous run left would
+  // be collected on this one's time, so start each from a collected heap.
+  collectGarbage();
+  const provider = new BasicTracerProvider({
+    spanProcessors: [
+      new BatchSpanProcessor(new SerializingExporter(), {
+        maxQueueSize: 1_000_000,
+        maxExportBatchSize: 512,
+        scheduledDelayMillis: 200,
+      }),
+    ],
+  });
+  const bus = new EventBus({ ringSize: 0 });
+  bus.setDefaultCausation({ sessionId: 'bench-session', agentId: 'bench-agent' });
+  const tracing =
+    live === undefined
+      ? undefined
+      : traceToolCalls(bus, { tracerProvider: provider, liveUpdates: live });
+  const start = process.cpuUsage();
+  const invokes = Array.from({ length: LIVE_CALLS }, (_, index) =>
+    bus.emit<ToolCall>(TOOL_INVOKE, { id: `tc_${index}`, name: 'bench', arguments: {} }),
+  );
+  let sequence = 0;
+  let events = 0;
+  await new Promise<void>((resolve) => {
+    const deadline = Date.now() + LIVE_SECONDS * 1_000;
+    const timer = setInterval(() => {
+      sequence += 1;
+      for (const [index, invoke] of invokes.entries()) {
+        bus.emit(
+          TOOL_STREAM_PARTIAL,
+          { tool_name: 'bench', tool_id: `tc_${index}`, turn_id: '', sequence, payload: 'token ' },
+          { causation: { parentId: invoke.id } },
+        );
+        events += 1;
+      }
+      if (Date.now() >= deadline) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, LIVE_EVERY_MS);
+  });
+  for (const [index, invoke] of invokes.entries()) {
+    bus.emit(
+      TOOL_RESULT,
+      { id: `tc_${index}`, name: 'bench', output: 'done' },
+      { causation: { parentId: invoke.id } },
+    );
+  }
+  await tracing?.shutdown();
+  await provider.forceFlush();
+  const used = process.cpuUsage(start);
+  const snapshots = tracing?.stats().inflightUpdates ?? 0;
+  await provider.shutdown();
+  return { ns: (used.user + used.system) * 1_000, events, snapshots };
+}
+
+/** (e), interleaved rounds: the least CPU time of each side. */
+async function liveCosts(): Promise<{ bus: LiveRun; off: LiveRun; on: LiveRun }> {
+  const runs: Record<'bus' | 'off' | 'on', LiveRun[]> = { bus: [], off: [], on: [] };
+  const sides = [
+    { name: 'bus', live: undefined },
+    { name: 'off', live: false },
+    { name: 'on', live: true },
+  ] as const;
+  for (let round = 0; round < LIVE_ROUNDS; round += 1) {
+    // Each side goes first, second and last in turn: garbage a run leaves weighs on the next.
+    for (let turn = 0; turn < sides.length; turn += 1) {
+      const side = sides[(round + turn) % sides.length]!;
+      runs[side.name].push(await liveRun(side.live));
+    }
+  }
+  if (process.env.BENCH_DEBUG) {
+    for (const [name, list] of Object.entries(runs)) {
+      console.log(
+        `(e) ${name} ns per event, by round:`,
+        list.map((run) => Math.round(run.ns / run.events)),
+      );
+    }
+  }
+  const leastRun = (list: LiveRun[]): LiveRun =>
+    list.reduce((best, run) => (run.ns / run.events < best.ns / best.events ? run : best));
+  return { bus: leastRun(runs.bus), off: leastRun(runs.off), on: leastRun(runs.on) };
+}
+
+function printLive(live: { bus: LiveRun; off: LiveRun; on: LiveRun }): void {
+  const perEvent = (run: LiveRun): number => run.ns / run.events;
+  const ns = (value: number): string => `${value.toFixed(0).padStart(7)} ns`;
+  const eventsPerSecond = 1_000 / LIVE_EVERY_MS;
+  console.log(
+    `\n(e) live updates: ${LIVE_CALLS} calls open ${LIVE_SECONDS} s, a partial each every ` +
+      `${LIVE_EVERY_MS} ms (${eventsPerSecond}/s per call), spans serialized to OTLP protobuf, ` +
+      `least CPU time of ${LIVE_ROUNDS} interleaved rounds, per stream event:`,
+  );
+  console.log(`  bus alone                          ${ns(perEvent(live.bus))}`);
+  console.log(`  traceToolCalls, liveUpdates: false ${ns(perEvent(live.off))}`);
+  console.log(
+    `  traceToolCalls, liveUpdates: true  ${ns(perEvent(live.on))}  (${live.on.snapshots} snapshots, ` +
+      `${(live.on.snapshots / LIVE_CALLS).toFixed(1)} per call)`,
+  );
+  const ratio = perEvent(live.on) / perEvent(live.off);
+  const tracingRatio =
+    (perEvent(live.on) - perEvent(live.bus)) / (perEvent(live.off) - perEvent(live.bus));
+  console.log(
+    `ratio on / off per stream event: ${ratio.toFixed(3)} (bar <= 1.25); ` +
+      `tracing's own share, (on − bus) / (off − bus): ${tracingRatio.toFixed(3)}`,
+  );
+  const perSnapshot =
+    live.on.snapshots === 0
+      ? 0
+      : (live.on.ns - perEvent(live.off) * live.on.events) / live.on.snapshots;
+  // At the default 1 s interval a call that keeps streaming is snapshotted once a second.
+  console.log(
+    `one snapshot costs about ${(perSnapshot / 1_000).toFixed(1)} µs (${((perSnapshot * 1_000 * 100) / 1e9).toFixed(1)}% ` +
+      `of a core per 1,000 calls streaming at once); per stream event that is ` +
+      [1, 10, 100]
+        .map((rate) => `${ns(perSnapshot / rate).trim()} at ${rate}/s per call`)
+        .join(', '),
+  );
+}
+
 async function main(): Promise<void> {
   const { sides: all, tracing } = sides();
   const short = await costs(all, CALLS, EVENTS_PER_CALL);
@@ -357,6 +517,7 @@ async function main(): Promise<void> {
     `(d) heap per open call (10 stream events): traced ${memory.traced.toFixed(0)} B, ` +
       `bare SDK span ${memory.bare.toFixed(0)} B, ratio ${(memory.traced / memory.bare).toFixed(2)} (bar <= 1.50)`,
   );
+  printLive(await liveCosts());
 }
 
 await main();
