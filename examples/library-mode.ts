@@ -33,6 +33,9 @@ const provider = new NodeTracerProvider({
   spanProcessors: [
     new BatchSpanProcessor(
       new OTLPTraceExporter({ url: receiver?.tracesUrl ?? `${endpoint}/v1/traces` }),
+      // Export every 500 ms rather than the default 5 s, so in-flight snapshots of long calls
+      // reach the backend within about 2 s.
+      { scheduledDelayMillis: 500 },
     ),
   ],
 });
