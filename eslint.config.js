@@ -11,10 +11,12 @@ const layers = {
   streamtool: ['otel', 'wire', 'sidecar', 'testing', 'demo'],
   otel: ['wire', 'sidecar', 'testing', 'demo'],
   wire: ['streamtool', 'otel', 'sidecar', 'testing', 'demo'],
+  errors: ['bus', 'events', 'streamtool', 'otel', 'wire', 'sidecar', 'testing', 'demo'],
+  testing: ['sidecar', 'demo'],
 };
 
 /** The root entry (`tooltrace`) is these layers; none of them may load OpenTelemetry. */
-const rootLayers = new Set(['bus', 'events', 'streamtool', 'wire']);
+const rootLayers = new Set(['bus', 'events', 'streamtool', 'wire', 'errors']);
 
 const noOpenTelemetry = {
   group: ['@opentelemetry/*'],
