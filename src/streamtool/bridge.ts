@@ -17,7 +17,7 @@ import type {
   ToolStreamProgress,
 } from '../events/index.js';
 import type { ChannelTool } from './channel-tool.js';
-import type { ToolEvent } from './tool-event.js';
+import { isProgressFraction, type ToolEvent } from './tool-event.js';
 import { messageOf, toolOutput } from './tool-output.js';
 
 /** Options for {@link bridge}. */
@@ -175,10 +175,7 @@ class BridgeRun {
       return false;
     }
     const progress = event.progress;
-    if (
-      progress !== undefined &&
-      !(typeof progress === 'number' && ((progress >= 0 && progress <= 1) || progress === -1))
-    ) {
+    if (progress !== undefined && !isProgressFraction(progress)) {
       this.#malformed('progress', progress, 'a number from 0 to 1, or -1 when unknown');
       return false;
     }

@@ -1,7 +1,7 @@
 import { ChannelClosedError, type ChannelEnd } from '../errors/channel-closed-error.js';
 import { ChannelFullError } from '../errors/channel-full-error.js';
 import { ToolStreamError } from '../errors/tool-stream-error.js';
-import type { ToolEvent, ToolEventKind } from './tool-event.js';
+import { isProgressFraction, type ToolEvent, type ToolEventKind } from './tool-event.js';
 
 /** Options for {@link ToolChannel}. */
 export interface ToolChannelOptions {
@@ -70,7 +70,7 @@ export class ToolChannel implements AsyncIterable<ToolEvent> {
    * Throws a `RangeError` for any other value.
    */
   progress(progress: number, payload?: unknown): Promise<void> {
-    if (typeof progress !== 'number' || !((progress >= 0 && progress <= 1) || progress === -1)) {
+    if (!isProgressFraction(progress)) {
       throw new RangeError(
         `progress must be a number from 0 to 1, or -1 when unknown, got ${String(progress)}`,
       );

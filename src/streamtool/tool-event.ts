@@ -21,3 +21,12 @@ export interface ToolEvent {
   /** Why the call failed; set on `error` events. */
   error?: Error;
 }
+
+/**
+ * Whether `value` is a valid {@link ToolEvent.progress}: a fraction from 0 to 1, or -1 when the
+ * fraction is unknown. The one rule both `bridge` (for yielded events) and `ToolChannel` (for
+ * pushed ones) apply.
+ */
+export function isProgressFraction(value: unknown): value is number {
+  return typeof value === 'number' && ((value >= 0 && value <= 1) || value === -1);
+}
