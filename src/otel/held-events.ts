@@ -80,10 +80,3 @@ export class HeldEvents {
     return this.#eventCount;
   }
 }
-
-/** Orders bus events by their nanosecond time (for `Array.prototype.sort`). */
-export function byTime(left: BusEvent, right: BusEvent): number {
-  const a = left.timeUnixNano;
-  const b = right.timeUnixNano;
-  return a < b ? -1 : a > b ? 1 : 0;
-}

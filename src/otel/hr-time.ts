@@ -30,3 +30,13 @@ export function hrTimeNear(base: bigint, baseHrTime: HrTime, unixNano: bigint): 
   const carry = Math.floor(nanos / 1e9);
   return [baseHrTime[0] + carry, nanos - carry * 1e9];
 }
+
+/**
+ * Orders anything with a nanosecond bus time (bus events, stream marks) oldest first, for
+ * `Array.prototype.sort`. Compares the bigints directly: their difference may not fit a number.
+ */
+export function byTime(left: { timeUnixNano: bigint }, right: { timeUnixNano: bigint }): number {
+  const a = left.timeUnixNano;
+  const b = right.timeUnixNano;
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -14,9 +14,9 @@ import {
   progressEventAttributes,
 } from './attribute-names.js';
 import type { ContentCapture } from './content-capture.js';
-import { hrTimeFromUnixNano, hrTimeNear, millisecondsBetween } from './hr-time.js';
+import { byTime, hrTimeFromUnixNano, hrTimeNear, millisecondsBetween } from './hr-time.js';
 import { payloadBytes } from './payload-bytes.js';
-import { PARTIAL, StreamSampler, type StreamKind, type StreamMark } from './stream-sampler.js';
+import { PARTIAL, StreamSampler, type StreamKind } from './stream-sampler.js';
 
 /** The most progress previews are cut to, whatever `maxContentBytes` allows. */
 const PROGRESS_PREVIEW_BYTES = 256;
@@ -308,10 +308,4 @@ export class OpenCall {
       gaps.add(sequence);
     }
   }
-}
-
-function byTime(left: StreamMark, right: StreamMark): number {
-  const a = left.timeUnixNano;
-  const b = right.timeUnixNano;
-  return a < b ? -1 : a > b ? 1 : 0;
 }
