@@ -128,3 +128,30 @@ export function progressEventAttributes(sequence: number, progress: number): Att
   }
   return progress >= 0 ? { 'tooltrace.stream.progress': progress } : {};
 }
+
+/** The name of a tool call's span: `execute_tool {tool name}`, just `execute_tool` without one. */
+export function toolSpanName(toolName: string): string {
+  return toolName === '' ? EXECUTE_TOOL : `${EXECUTE_TOOL} ${toolName}`;
+}
+
+/**
+ * The attributes that say which tool call a span is about, shared by the call's span and its
+ * in-flight snapshots: operation, tool name and type, and the call, conversation and agent ids
+ * when known (`''` leaves one out).
+ */
+export function toolCallAttributes(
+  toolName: string,
+  callId: string,
+  sessionId: string,
+  agentId: string,
+): Attributes {
+  const attributes: Attributes = {
+    [ATTR_GEN_AI_OPERATION_NAME]: EXECUTE_TOOL,
+    [ATTR_GEN_AI_TOOL_NAME]: toolName,
+    [ATTR_GEN_AI_TOOL_TYPE]: TOOL_TYPE_FUNCTION,
+  };
+  if (callId !== '') attributes[ATTR_GEN_AI_TOOL_CALL_ID] = callId;
+  if (sessionId !== '') attributes[ATTR_GEN_AI_CONVERSATION_ID] = sessionId;
+  if (agentId !== '') attributes[ATTR_GEN_AI_AGENT_ID] = agentId;
+  return attributes;
+}

@@ -9,19 +9,13 @@ import {
 import { VERSION } from '../version.js';
 import {
   ATTR_EVENT_ID,
-  ATTR_GEN_AI_AGENT_ID,
-  ATTR_GEN_AI_CONVERSATION_ID,
-  ATTR_GEN_AI_OPERATION_NAME,
-  ATTR_GEN_AI_TOOL_CALL_ID,
-  ATTR_GEN_AI_TOOL_NAME,
-  ATTR_GEN_AI_TOOL_TYPE,
   ATTR_INFLIGHT,
   ATTR_INFLIGHT_UPDATE,
   ATTR_INFLIGHT_UPDATES,
   ATTR_STREAM_PAYLOAD,
-  EXECUTE_TOOL,
   INFLIGHT_NAME_SUFFIX,
-  TOOL_TYPE_FUNCTION,
+  toolCallAttributes,
+  toolSpanName,
 } from './attribute-names.js';
 import type { ContentCapture } from './content-capture.js';
 import type { DerivedIdGenerator } from './derived-id-generator.js';
@@ -181,9 +175,8 @@ export class LiveUpdates {
       generator.spanIdFor(`inflight\u0000${call.spanContext.spanId}\u0000${update}`),
     );
     try {
-      const name = call.toolName === '' ? EXECUTE_TOOL : `${EXECUTE_TOOL} ${call.toolName}`;
       return this.#tracer.startSpan(
-        `${name}${INFLIGHT_NAME_SUFFIX}`,
+        `${toolSpanName(call.toolName)}${INFLIGHT_NAME_SUFFIX}`,
         {
           kind: SpanKind.INTERNAL,
           startTime: call.hrTime(call.startUnixNano),
@@ -198,14 +191,7 @@ export class LiveUpdates {
 
   /** What identifies the call (as on its final span), the marks, and its state so far. */
   #attributes(call: OpenCall, update: number): Attributes {
-    const attributes: Attributes = {
-      [ATTR_GEN_AI_OPERATION_NAME]: EXECUTE_TOOL,
-      [ATTR_GEN_AI_TOOL_NAME]: call.toolName,
-      [ATTR_GEN_AI_TOOL_TYPE]: TOOL_TYPE_FUNCTION,
-    };
-    if (call.callId !== '') attributes[ATTR_GEN_AI_TOOL_CALL_ID] = call.callId;
-    if (call.sessionId !== '') attributes[ATTR_GEN_AI_CONVERSATION_ID] = call.sessionId;
-    if (call.agentId !== '') attributes[ATTR_GEN_AI_AGENT_ID] = call.agentId;
+    const attributes = toolCallAttributes(call.toolName, call.callId, call.sessionId, call.agentId);
     if (call.invokeId !== '') attributes[ATTR_EVENT_ID] = call.invokeId;
     attributes[ATTR_INFLIGHT] = true;
     attributes[ATTR_INFLIGHT_UPDATE] = update;

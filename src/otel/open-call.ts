@@ -1,7 +1,6 @@
 import type { Attributes, HrTime, Span, SpanContext } from '@opentelemetry/api';
 import { TOOL_STREAM_PARTIAL, TOOL_STREAM_PROGRESS } from '../events/index.js';
 import {
-  EXECUTE_TOOL,
   ATTR_STREAM_EVENTS_COALESCED,
   ATTR_STREAM_EVENTS_RECORDED,
   ATTR_STREAM_LAST_PROGRESS,
@@ -12,6 +11,7 @@ import {
   ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS,
   partialEventAttributes,
   progressEventAttributes,
+  toolSpanName,
 } from './attribute-names.js';
 import type { ContentCapture } from './content-capture.js';
 import { byTime, hrTimeFromUnixNano, hrTimeNear, millisecondsBetween } from './hr-time.js';
@@ -152,7 +152,7 @@ export class OpenCall {
   /** Names the call (and its span) after the tool a late `tool.invoke` named. */
   rename(toolName: string): void {
     this.toolName = toolName;
-    this.span.updateName(`${EXECUTE_TOOL} ${toolName}`);
+    this.span.updateName(toolSpanName(toolName));
   }
 
   /** Notes activity that is not a stream event (a late invoke, for instance). */

@@ -18,17 +18,11 @@ import {
   ATTR_EVENT_PARENT_ID,
   ATTR_EVENT_SEQUENCE,
   ATTR_EVENT_SOURCE,
-  ATTR_GEN_AI_AGENT_ID,
-  ATTR_GEN_AI_CONVERSATION_ID,
-  ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
-  ATTR_GEN_AI_TOOL_CALL_ID,
-  ATTR_GEN_AI_TOOL_NAME,
-  ATTR_GEN_AI_TOOL_TYPE,
   ATTR_PARENT_CALL_ID,
   ATTR_TURN_ID,
-  EXECUTE_TOOL,
-  TOOL_TYPE_FUNCTION,
+  toolCallAttributes,
+  toolSpanName,
 } from './attribute-names.js';
 import type { CausalIndex } from './causal-index.js';
 import type { ContentCapture } from './content-capture.js';
@@ -107,7 +101,7 @@ export class SpanStarter {
     let span: Span;
     try {
       span = this.#tracer.startSpan(
-        start.name === '' ? EXECUTE_TOOL : `${EXECUTE_TOOL} ${start.name}`,
+        toolSpanName(start.name),
         {
           kind: SpanKind.INTERNAL,
           startTime: hrTimeFromUnixNano(start.startUnixNano),
@@ -185,14 +179,7 @@ export class SpanStarter {
   /** The attributes every tool span has, from whatever event started it. */
   commonAttributes(event: BusEvent, callId: string, name: string): Attributes {
     const causation = event.causation;
-    const attributes: Attributes = {
-      [ATTR_GEN_AI_OPERATION_NAME]: EXECUTE_TOOL,
-      [ATTR_GEN_AI_TOOL_NAME]: name,
-      [ATTR_GEN_AI_TOOL_TYPE]: TOOL_TYPE_FUNCTION,
-    };
-    if (callId !== '') attributes[ATTR_GEN_AI_TOOL_CALL_ID] = callId;
-    if (causation.sessionId !== '') attributes[ATTR_GEN_AI_CONVERSATION_ID] = causation.sessionId;
-    if (causation.agentId !== '') attributes[ATTR_GEN_AI_AGENT_ID] = causation.agentId;
+    const attributes = toolCallAttributes(name, callId, causation.sessionId, causation.agentId);
     attributes[ATTR_DEPTH] = causation.depth;
     return attributes;
   }
