@@ -16,7 +16,7 @@ import {
 import type { ContentCapture } from './content-capture.js';
 import { byTime, hrTimeFromUnixNano, hrTimeNear, millisecondsBetween } from './hr-time.js';
 import { payloadBytes } from './payload-bytes.js';
-import { PARTIAL, StreamSampler, type StreamKind } from './stream-sampler.js';
+import { PARTIAL, StreamSampler, type StreamKind, type StreamMark } from './stream-sampler.js';
 
 /** The most progress previews are cut to, whatever `maxContentBytes` allows. */
 const PROGRESS_PREVIEW_BYTES = 256;
@@ -218,7 +218,7 @@ export class OpenCall {
     }
     for (const mark of marks) {
       this.#recorded += 1;
-      this.#addEvent(mark.kind, mark.timeUnixNano, mark.sequence, mark.value, mark.payload);
+      this.#addEvent(mark);
     }
   }
 
@@ -262,32 +262,22 @@ export class OpenCall {
 
   /** Stream events that were only counted, not kept as span events. */
   get coalescedCount(): number {
-    return this.#partialCount + this.#progressCount - this.#recorded - (this.#sampler?.size ?? 0);
+    return this.streamEventCount - this.#recorded - (this.#sampler?.size ?? 0);
   }
 
-  #addEvent(
-    kind: StreamKind,
-    timeUnixNano: bigint,
-    sequence: number,
-    value: number,
-    payload: unknown,
-  ): void {
+  #addEvent(mark: StreamMark): void {
+    const partial = mark.kind === PARTIAL;
+    const attributes = partial
+      ? partialEventAttributes(mark.sequence, mark.value)
+      : progressEventAttributes(mark.sequence, mark.value);
     const capture = this.#settings.capture;
-    if (kind === PARTIAL) {
-      const attributes = partialEventAttributes(sequence, value);
-      if (capture !== undefined) {
-        const text = capture.text(ATTR_STREAM_PAYLOAD, payload);
-        if (text !== undefined) attributes[ATTR_STREAM_PAYLOAD] = text;
-      }
-      this.span.addEvent(TOOL_STREAM_PARTIAL, attributes, this.hrTime(timeUnixNano));
-      return;
-    }
-    const attributes = progressEventAttributes(sequence, value);
     if (capture !== undefined) {
-      const text = capture.text(ATTR_STREAM_PAYLOAD, payload, PROGRESS_PREVIEW_BYTES);
+      const limit = partial ? undefined : PROGRESS_PREVIEW_BYTES;
+      const text = capture.text(ATTR_STREAM_PAYLOAD, mark.payload, limit);
       if (text !== undefined) attributes[ATTR_STREAM_PAYLOAD] = text;
     }
-    this.span.addEvent(TOOL_STREAM_PROGRESS, attributes, this.hrTime(timeUnixNano));
+    const name = partial ? TOOL_STREAM_PARTIAL : TOOL_STREAM_PROGRESS;
+    this.span.addEvent(name, attributes, this.hrTime(mark.timeUnixNano));
   }
 
   #isNew(sequence: number): boolean {
