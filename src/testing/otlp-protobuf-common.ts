@@ -48,7 +48,7 @@ function readResourceItems<T extends ScopedItem>(
   let resource: Record<string, unknown> = {};
   while (reader.position < end) {
     const tag = reader.uint32();
-    if (tag === 10) resource = readResource(reader, reader.end(end));
+    if (tag === 10) resource = readKeyValueList(reader, reader.end(end));
     else if (tag === 18) readScopeItems(reader, reader.end(end), items, readItem);
     else reader.skip(tag & 7, end);
   }
@@ -76,8 +76,11 @@ function readScopeItems<T extends ScopedItem>(
   for (let index = first; index < items.length; index += 1) items[index]!.scope = scope;
 }
 
-/** `Resource`: its attributes. */
-function readResource(reader: ProtobufReader, end: number): Record<string, unknown> {
+/**
+ * A message whose field 1 is a repeated `KeyValue`, as a record: `Resource` (its attributes) and
+ * `KeyValueList` (an `AnyValue`'s kvlist).
+ */
+function readKeyValueList(reader: ProtobufReader, end: number): Record<string, PlainValue> {
   const attributes: Record<string, PlainValue> = {};
   while (reader.position < end) {
     const tag = reader.uint32();
@@ -153,19 +156,9 @@ export function readAnyValue(reader: ProtobufReader, end: number): PlainValue {
       case 42: // 5 array_value
         value = readArrayValue(reader, reader.end(end));
         break;
-      case 50: {
-        // 6 kvlist_value
-        const list: Record<string, PlainValue> = {};
-        const listEnd = reader.end(end);
-        while (reader.position < listEnd) {
-          const listTag = reader.uint32();
-          if (listTag === 10) readKeyValue(reader, reader.end(listEnd), list);
-          else reader.skip(listTag & 7, listEnd);
-        }
-        reader.expectEnd(listEnd);
-        value = list;
+      case 50: // 6 kvlist_value
+        value = readKeyValueList(reader, reader.end(end));
         break;
-      }
       case 58: // 7 bytes_value
         value = reader.bytes(reader.end(end));
         break;
