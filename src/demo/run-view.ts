@@ -34,12 +34,14 @@ const BYTE_ORDER_MARK = Buffer.from([0xef, 0xbb, 0xbf]);
  */
 export async function runView(path: string, options: ViewOptions): Promise<number> {
   const env = options.env ?? process.env;
+  let size: number;
   try {
     const info = await stat(path);
     if (!info.isFile()) {
       options.stderr.write(`tooltrace view: ${path} is not a file\n`);
       return 2;
     }
+    size = info.size;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     options.stderr.write(
@@ -54,7 +56,10 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
     return 2;
   }
   let spans: ReceivedSpan[];
-  if (looksLikeOtlp(first.text)) {
+  const perLine = looksLikeOtlp(first.text);
+  // A pretty-printed OTLP JSON document spans many lines: read once, decoded from these bytes.
+  const document = perLine || parsesAsJson(first.text) ? undefined : await otlpDocument(path, size);
+  if (perLine) {
     spans = [];
     for (const line of lines) {
       if (line.text.trim() === '') continue;
@@ -67,10 +72,9 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
         return 2;
       }
     }
-  } else if (!parsesAsJson(first.text) && (await isOtlpDocument(path))) {
-    // A pretty-printed OTLP JSON document spans many lines.
+  } else if (document !== undefined) {
     try {
-      spans = decodeTraceRequest(withoutByteOrderMark(await readFile(path)), 'application/json');
+      spans = decodeTraceRequest(document, 'application/json');
     } catch (error) {
       options.stderr.write(`tooltrace view: ${path}: ${(error as Error).message}\n`);
       return 2;
@@ -138,10 +142,11 @@ function looksLikeOtlp(text: string): boolean {
   }
 }
 
-async function isOtlpDocument(path: string): Promise<boolean> {
-  const info = await stat(path);
-  if (info.size > MAX_DOCUMENT_BYTES) return false;
-  return looksLikeOtlp(withoutByteOrderMark(await readFile(path)).toString('utf8'));
+/** The file's bytes (byte order mark removed) when it is one OTLP JSON document of `size`. */
+async function otlpDocument(path: string, size: number): Promise<Buffer | undefined> {
+  if (size > MAX_DOCUMENT_BYTES) return undefined;
+  const bytes = withoutByteOrderMark(await readFile(path));
+  return looksLikeOtlp(bytes.toString('utf8')) ? bytes : undefined;
 }
 
 /** Editors on Windows start UTF-8 files with a byte order mark, which `JSON.parse` refuses. */
