@@ -124,18 +124,11 @@ export class LiveDisplay {
   #result(event: BusEvent<ToolResult>): void {
     const view = this.#calls.get(event.payload.id);
     if (view === undefined) return;
-    if (event.payload.cancelled === true) view.state = 'cancelled';
-    else if (event.payload.error !== undefined && event.payload.error !== '') view.state = 'failed';
-    else view.state = 'ok';
+    const { cancelled, error, output } = event.payload;
     // A Go tool.result carries `Error: ""` on success; an error may span lines (a stack trace).
-    view.message =
-      view.state === 'ok'
-        ? preview(event.payload.output)
-        : preview(
-            event.payload.error === undefined || event.payload.error === ''
-              ? 'cancelled'
-              : event.payload.error,
-          );
+    const failed = error !== undefined && error !== '';
+    view.state = cancelled === true ? 'cancelled' : failed ? 'failed' : 'ok';
+    view.message = preview(view.state === 'ok' ? output : failed ? error : 'cancelled');
     this.#line(view, `${view.state}${view.message === '' ? '' : `: ${view.message}`}`);
   }
 
