@@ -12,21 +12,19 @@ export interface DemoPace {
 
 /** A pace that multiplies every pause by `factor`. */
 export function demoPace(factor: number): DemoPace {
+  const scale = (ms: number): number => Math.max(1, Math.round(ms * factor));
   return {
-    scale: (ms) => Math.max(1, Math.round(ms * factor)),
+    scale,
     sleep: (ms, signal) =>
       new Promise<void>((resolve, reject) => {
         if (signal.aborted) {
           reject(signal.reason as Error);
           return;
         }
-        const timer = setTimeout(
-          () => {
-            signal.removeEventListener('abort', onAbort);
-            resolve();
-          },
-          Math.max(1, Math.round(ms * factor)),
-        );
+        const timer = setTimeout(() => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        }, scale(ms));
         const onAbort = (): void => {
           clearTimeout(timer);
           reject(signal.reason as Error);
