@@ -4,27 +4,9 @@ import { DispatchedEvent } from './dispatched-event.js';
 import { currentFrame, runInFrame, type DispatchFrame } from './dispatch-context.js';
 import { newEventId } from './event-id.js';
 import { EventRing } from './event-ring.js';
-
-/** Type of the event the bus emits when a handler throws or rejects. */
-export const CORE_ERROR = 'core.error';
-
-/** A subscriber. It may return a promise; the bus tracks it for {@link EventBus.drain}. */
-export type EventHandler<T = unknown> = (event: BusEvent<T>) => void | PromiseLike<void>;
-
-/** Options for {@link EventBus.subscribe} and {@link EventBus.subscribeAll}. */
-export interface SubscribeOptions<T = unknown> {
-  /**
-   * Lower runs first; handlers of equal priority run in subscription order.
-   * @default 0
-   */
-  priority?: number;
-  /** Only events for which this returns true reach the handler. */
-  filter?: (event: BusEvent<T>) => boolean;
-  /** Name of the subscribing component, reported in `core.error` when its handler fails. */
-  source?: string;
-  /** Aborting it unsubscribes the handler. An already aborted signal subscribes nothing. */
-  signal?: AbortSignal;
-}
+import { CORE_ERROR, type CoreErrorPayload } from './core-error.js';
+import type { EventHandler, SubscribeOptions } from './subscribe-options.js';
+import type { VetoablePayload, VetoDecision } from './veto.js';
 
 /** Options for {@link EventBus}. */
 export interface EventBusOptions {
@@ -38,30 +20,6 @@ export interface EventBusOptions {
    * An `onError` that throws itself is ignored.
    */
   onError?: (error: unknown, event: BusEvent) => void;
-}
-
-/** Payload of `core.error`. */
-export interface CoreErrorPayload {
-  error: unknown;
-  message: string;
-  /** Type of the event whose handler failed. */
-  eventType: string;
-  /** Id of the event whose handler failed. */
-  eventId: string;
-  /** `source` of the failing subscription, `''` when it gave none. */
-  source: string;
-}
-
-/** The outcome of a vetoable emit. */
-export interface VetoDecision {
-  vetoed: boolean;
-  reason: string;
-}
-
-/** Payload handlers of a vetoable event see; a handler vetoes by assigning `veto`. */
-export interface VetoablePayload<T> {
-  original: T;
-  veto: VetoDecision;
 }
 
 /** The part of {@link Causation} that is known before an event exists. */

@@ -9,4 +9,4 @@ export const TOOL_STREAM_PROGRESS = 'tool.stream.progress';
 /** A streaming tool publishes partial output; payload {@link ToolStreamPartial}. */
 export const TOOL_STREAM_PARTIAL = 'tool.stream.partial';
 /** A handler threw or rejected; payload `CoreErrorPayload`. */
-export { CORE_ERROR } from '../bus/event-bus.js';
+export { CORE_ERROR } from '../bus/core-error.js';
