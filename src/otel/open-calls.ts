@@ -3,8 +3,8 @@ import type { OpenCall } from './open-call.js';
 /**
  * The calls whose spans are open, findable by `tool.invoke` event id (the hot path: stream
  * events carry it as their causal parent) and by tool call id (journals without event ids; that
- * index is only built once such an event shows up), and kept in start order in an intrusive list so the oldest is at hand for eviction and removal
- * costs no hashing.
+ * index is only built once such an event shows up), and kept in start order in an intrusive
+ * list so the oldest is at hand for eviction and removal costs no hashing.
  */
 export class OpenCalls {
   readonly #byInvokeId = new Map<string, OpenCall>();
