@@ -2,7 +2,12 @@ import { ROOT_CONTEXT, trace, TraceFlags, type Context } from '@opentelemetry/ap
 import { newEventId, type BusEvent, type EventBus, type EventInit } from '../bus/index.js';
 import { ATTR_END_REASON } from '../otel/index.js';
 import { TOOL_INVOKE } from '../events/index.js';
-import { decodeEnvelope, LineSplitter, type DecodeOptions } from '../wire/index.js';
+import {
+  decodeEnvelope,
+  LineSplitter,
+  parseTraceparent,
+  type DecodeOptions,
+} from '../wire/index.js';
 import type { CheckpointTracker } from './checkpoint-tracker.js';
 import type { IntakeOutcome } from './http-intake.js';
 import type { SidecarMetrics } from './sidecar-metrics.js';
@@ -219,15 +224,14 @@ export class EventPipeline {
   }
 }
 
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
-
+/** The remote parent a valid `traceparent` names (the decoder already validated it). */
 function contextFromTraceparent(text: string): Context | undefined {
-  const match = TRACEPARENT.exec(text);
-  if (match === null) return undefined;
+  const parts = parseTraceparent(text);
+  if (parts === undefined) return undefined;
   return trace.setSpanContext(ROOT_CONTEXT, {
-    traceId: match[1]!,
-    spanId: match[2]!,
-    traceFlags: Number.parseInt(match[3]!, 16) & TraceFlags.SAMPLED,
+    traceId: parts.traceId,
+    spanId: parts.spanId,
+    traceFlags: parts.flags & TraceFlags.SAMPLED,
     isRemote: true,
   });
 }

@@ -8,5 +8,6 @@ export type { LineSplitterOptions } from './line-splitter.js';
 export { DECODE_WARNINGS, REJECT_REASONS } from './reject-reason.js';
 export type { DecodeWarning, RejectReason } from './reject-reason.js';
 export { formatRfc3339Nano, parseRfc3339Nano } from './rfc3339.js';
-export { isValidTraceparent } from './traceparent.js';
+export { isValidTraceparent, parseTraceparent } from './traceparent.js';
+export type { TraceparentParts } from './traceparent.js';
 export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LINE_BYTES } from './wire-limits.js';

@@ -1,4 +1,4 @@
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(-.*)?$/;
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 const ALL_ZERO = /^0+$/;
 /** Longer values are refused outright: no legitimate header comes near it. */
 const MAX_TRACEPARENT_LENGTH = 512;
@@ -10,11 +10,30 @@ const MAX_TRACEPARENT_LENGTH = 512;
  * more fields after a `-`, as the specification asks readers to allow.
  */
 export function isValidTraceparent(value: unknown): value is string {
-  if (typeof value !== 'string' || value.length > MAX_TRACEPARENT_LENGTH) return false;
+  return parseTraceparent(value) !== undefined;
+}
+
+/** The parts of a valid `traceparent`. */
+export interface TraceparentParts {
+  traceId: string;
+  /** The parent span id. */
+  spanId: string;
+  /** The trace flags byte (bit 0: sampled). */
+  flags: number;
+}
+
+/**
+ * The trace id, parent span id and flags of a valid W3C `traceparent` (the rules of
+ * {@link isValidTraceparent}), or `undefined` when it is not one. One parser for the check and
+ * for building the parent context, so the two can never disagree.
+ */
+export function parseTraceparent(value: unknown): TraceparentParts | undefined {
+  if (typeof value !== 'string' || value.length > MAX_TRACEPARENT_LENGTH) return undefined;
   const match = TRACEPARENT.exec(value);
-  if (match === null) return false;
-  const [, version, traceId, parentId, rest] = match;
-  if (version === 'ff') return false;
-  if (version === '00' && rest !== undefined) return false;
-  return !ALL_ZERO.test(traceId ?? '') && !ALL_ZERO.test(parentId ?? '');
+  if (match === null) return undefined;
+  const [, version, traceId = '', spanId = '', flags = '', rest] = match;
+  if (version === 'ff') return undefined;
+  if (version === '00' && rest !== undefined) return undefined;
+  if (ALL_ZERO.test(traceId) || ALL_ZERO.test(spanId)) return undefined;
+  return { traceId, spanId, flags: Number.parseInt(flags, 16) };
 }

@@ -34,6 +34,31 @@ describe('tooltrace sidecar --stdin', () => {
     expect(sidecar.stderr()).toMatch(/3599 events, 0 rejected, 0 calls open, 300 spans exported/);
   });
 
+  it('continues the trace an envelope traceparent names, for current and later versions', async () => {
+    const traceId = 'a1'.repeat(16);
+    const lines = journalText({ calls: 2 })
+      .trimEnd()
+      .split('\n')
+      .map((line) => {
+        const envelope = JSON.parse(line) as {
+          type: string;
+          payload: { ID?: string; id?: string };
+        };
+        if (envelope.type !== 'tool.invoke') return line;
+        const first = (envelope.payload.ID ?? envelope.payload.id) === 'tc_0';
+        const traceparent = first
+          ? `00-${traceId}-${'b2'.repeat(8)}-01`
+          : `01-${traceId}-${'c3'.repeat(8)}-01-future-field`;
+        return JSON.stringify({ ...envelope, traceparent });
+      });
+    expect((await run(`${lines.join('\n')}\n`).exited).code).toBe(0);
+    const byCall = new Map(
+      receiver.spans.map((span) => [span.attributes['gen_ai.tool.call.id'], span] as const),
+    );
+    expect(byCall.get('tc_0')).toMatchObject({ traceId, parentSpanId: 'b2'.repeat(8) });
+    expect(byCall.get('tc_1')).toMatchObject({ traceId, parentSpanId: 'c3'.repeat(8) });
+  });
+
   it('gives the same input the same trace and span ids', async () => {
     const input = journalText({ calls: 50, nested: true });
     expect((await run(input).exited).code).toBe(0);

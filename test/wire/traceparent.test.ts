@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isValidTraceparent } from '../../src/wire/index.js';
+import { isValidTraceparent, parseTraceparent } from '../../src/wire/index.js';
 
 describe('isValidTraceparent()', () => {
   it.each([
@@ -28,5 +28,33 @@ describe('isValidTraceparent()', () => {
     ['a huge value', `01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-${'a'.repeat(1000)}`],
   ])('refuses %s', (_name, value) => {
     expect(isValidTraceparent(value)).toBe(false);
+  });
+});
+
+describe('parseTraceparent()', () => {
+  it('gives the ids and flags of a valid traceparent, later versions included', () => {
+    expect(parseTraceparent(`00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`)).toEqual({
+      traceId: 'a'.repeat(32),
+      spanId: 'b'.repeat(16),
+      flags: 1,
+    });
+    expect(parseTraceparent(`01-${'a'.repeat(32)}-${'b'.repeat(16)}-00-extra`)).toEqual({
+      traceId: 'a'.repeat(32),
+      spanId: 'b'.repeat(16),
+      flags: 0,
+    });
+  });
+
+  it('refuses exactly what isValidTraceparent refuses', () => {
+    for (const value of [
+      `ff-${'a'.repeat(32)}-${'b'.repeat(16)}-01`,
+      `00-${'0'.repeat(32)}-${'b'.repeat(16)}-01`,
+      `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01-extra`,
+      'nonsense',
+      42,
+    ]) {
+      expect(parseTraceparent(value)).toBeUndefined();
+      expect(isValidTraceparent(value)).toBe(false);
+    }
   });
 });
