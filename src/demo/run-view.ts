@@ -1,9 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { EventBus, newEventId, type BusEvent } from '../bus/index.js';
+import { EventBus } from '../bus/index.js';
 import { traceToolCalls } from '../otel/index.js';
 import { decodeTraceRequest, type ReceivedSpan } from '../testing/index.js';
-import { decodeEnvelope, LineSplitter } from '../wire/index.js';
+import { EventPipeline } from '../sidecar/event-pipeline.js';
+import { SidecarMetrics } from '../sidecar/index.js';
+import { decodeEnvelope, DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../wire/index.js';
 import { startTraceSink } from './trace-sink.js';
 import { renderWaterfall } from './waterfall.js';
 
@@ -162,29 +164,28 @@ async function replayJournal(
 ): Promise<ReceivedSpan[]> {
   const sink = await startTraceSink({ env, serviceName: 'tooltrace-view', exportElsewhere: false });
   const bus = new EventBus({ ringSize: 0 });
-  // Ids made up for lines without event_id identify nothing: pair those calls by tool call id.
-  const madeUp = new Set<string>();
+  // The sidecar's own replay: lines without event_id pair by tool call id, traceparents parent.
+  const pipeline = new EventPipeline({
+    bus,
+    metrics: new SidecarMetrics(),
+    maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+  });
   const tracing = traceToolCalls(bus, {
     tracerProvider: sink.tracerProvider,
     idGenerator: sink.idGenerator,
-    stableEventId: (event: BusEvent) => (madeUp.has(event.id) ? '' : event.id),
+    stableEventId: pipeline.stableEventId,
+    parentContext: pipeline.parentContext,
   });
   let skipped = 0;
   for (const line of lines) {
     if (line.text.trim() === '') continue;
-    const result = decodeEnvelope(line.text);
-    if (!result.ok) {
+    const result = pipeline.replayLine(line.text, 'file');
+    if (result !== true) {
       skipped += 1;
       if (skipped <= SHOWN_PROBLEMS) {
         onSkipped(`line ${line.number}: skipped (${result.reason}): ${result.message}`);
       }
-      continue;
     }
-    if (!result.hasEventId) {
-      result.event.id = newEventId();
-      madeUp.add(result.event.id);
-    }
-    bus.emitEvent(result.event);
   }
   if (skipped > SHOWN_PROBLEMS) onSkipped(`${skipped - SHOWN_PROBLEMS} more bad lines skipped`);
   await tracing.shutdown();

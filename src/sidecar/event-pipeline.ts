@@ -6,7 +6,9 @@ import {
   decodeEnvelope,
   LineSplitter,
   parseTraceparent,
+  type DecodeFailure,
   type DecodeOptions,
+  type DecodeSuccess,
 } from '../wire/index.js';
 import type { CheckpointTracker } from './checkpoint-tracker.js';
 import type { IntakeOutcome } from './http-intake.js';
@@ -179,6 +181,38 @@ export class EventPipeline {
       tracker?.lineDone(lineStart, lineEnd);
       return result.reason;
     }
+    return this.#replay(result, sourceName, tracker, lineStart, lineEnd);
+  }
+
+  /**
+   * Decodes and replays one line that belongs to no source (`tooltrace view` reads a whole
+   * file): `true`, or why it was rejected, with the message naming the field. Rejections are
+   * counted like any other.
+   */
+  replayLine(line: string | Uint8Array, sourceName: string): true | DecodeFailure {
+    const result = decodeEnvelope(line, this.#decodeOptions);
+    if (!result.ok) {
+      this.#metrics.rejected(result.reason);
+      return result;
+    }
+    const replayed = this.#replay(result, sourceName, undefined, 0, 0);
+    if (replayed === true) return true;
+    this.#metrics.rejected(replayed);
+    return {
+      ok: false,
+      reason: replayed as DecodeFailure['reason'],
+      message: 'the bus refused it',
+    };
+  }
+
+  /** Replays a decoded line: `true`, or the reason it was rejected (not yet counted). */
+  #replay(
+    result: DecodeSuccess,
+    sourceName: string,
+    tracker: CheckpointTracker | undefined,
+    lineStart: number,
+    lineEnd: number,
+  ): true | string {
     const init = result.event;
     if (!result.hasEventId) {
       init.id = newEventId();
