@@ -2,7 +2,6 @@ import { createReadStream, fstatSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { TracerProvider } from '@opentelemetry/api';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { EventBus } from '../bus/index.js';
 import { ConfigurationError } from '../errors/index.js';
 import { DerivedIdGenerator, traceToolCalls } from '../otel/index.js';
@@ -15,6 +14,7 @@ import { ReliableSpanProcessor } from './reliable-span-processor.js';
 import { SidecarMetrics } from './sidecar-metrics.js';
 import type { SidecarOptions } from './sidecar-options.js';
 import { resolveSidecarSettings } from './sidecar-settings.js';
+import { SidecarTracerProvider } from './sidecar-tracer-provider.js';
 import { StdinSource } from './stdin-source.js';
 
 /** A running sidecar, from {@link runSidecar}. */
@@ -78,13 +78,13 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     },
   });
   const idGenerator = new DerivedIdGenerator();
-  const provider = new BasicTracerProvider({
+  const provider = new SidecarTracerProvider({
     resource: defaultResource().merge(resourceFromAttributes(settings.resourceAttributes)),
     idGenerator,
-    spanProcessors: [processor],
+    spanProcessor: processor,
   });
-  // The subscriber sees a provider without `forceFlush`: the SDK's gives up after 30 s and
-  // rejects, while the sidecar flushes its own processor for as long as its deadline allows.
+  // The subscriber sees a provider without `forceFlush`: it would wait on the processor for as
+  // long as the exporter is down, while the sidecar flushes only as long as its deadline allows.
   const tracerProvider: TracerProvider = {
     getTracer: (name, version, tracerOptions) => provider.getTracer(name, version, tracerOptions),
   };
