@@ -1,22 +1,12 @@
 import { Readable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/errors/index.js';
 import { runSidecar, type SidecarOptions } from '../../src/sidecar/index.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../../src/testing/index.js';
 import { journalText } from './journal-lines.js';
-import { killSidecars, startSidecar } from './sidecar-process.js';
+import { startSidecar, useReceiver } from './sidecar-process.js';
 
 describe('sidecar export configuration', () => {
-  let receiver: OtlpReceiver;
-
-  beforeEach(async () => {
-    receiver = await startOtlpReceiver();
-  });
-
-  afterEach(async () => {
-    await killSidecars();
-    await receiver.close();
-  });
+  const testbed = useReceiver();
 
   /** Runs `runSidecar` over two calls on a stream and waits until it exits. */
   async function exportTwoCalls(
@@ -38,27 +28,27 @@ describe('sidecar export configuration', () => {
   }
 
   it('appends /v1/traces to OTEL_EXPORTER_OTLP_ENDPOINT', async () => {
-    await exportTwoCalls({ OTEL_EXPORTER_OTLP_ENDPOINT: `${receiver.url}/` });
+    await exportTwoCalls({ OTEL_EXPORTER_OTLP_ENDPOINT: `${testbed.receiver.url}/` });
 
-    expect(receiver.spans).toHaveLength(2);
-    expect(receiver.requests.map((request) => request.path)).toEqual(['/v1/traces']);
+    expect(testbed.receiver.spans).toHaveLength(2);
+    expect(testbed.receiver.requests.map((request) => request.path)).toEqual(['/v1/traces']);
   });
 
   it('uses OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, over the generic one', async () => {
     await exportTwoCalls({
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.tracesUrl,
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: testbed.receiver.tracesUrl,
     });
-    expect(receiver.spans).toHaveLength(2);
+    expect(testbed.receiver.spans).toHaveLength(2);
 
-    receiver.clear();
+    testbed.receiver.clear();
     const sidecar = await runSidecar({
       stdin: true,
       input: Readable.from([journalText({ calls: 2 })]),
-      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/custom/traces` },
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${testbed.receiver.url}/custom/traces` },
       log: () => {},
     });
-    const [request] = await receiver.waitForRequests(1);
+    const [request] = await testbed.receiver.waitForRequests(1);
     expect(request!.path).toBe('/custom/traces');
     expect(request!.status).toBe(404);
     await sidecar.stop('test over', 0);
@@ -67,72 +57,75 @@ describe('sidecar export configuration', () => {
   it('sends OTEL_EXPORTER_OTLP_HEADERS, traces-specific ones and --otlp-header on top', async () => {
     await exportTwoCalls(
       {
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url,
         OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=generic,x-tenant=team%20one',
         OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-api-key=traces',
       },
       { otlpHeaders: { 'x-extra': 'flag' } },
     );
 
-    const headers = receiver.requests[0]!.headers;
+    const headers = testbed.receiver.requests[0]!.headers;
     expect(headers['x-api-key']).toBe('traces');
     expect(headers['x-tenant']).toBe('team one');
     expect(headers['x-extra']).toBe('flag');
   });
 
   it('speaks http/protobuf by default and http/json when asked', async () => {
-    await exportTwoCalls({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
-    expect(receiver.spans.map((span) => span.encoding)).toEqual(['protobuf', 'protobuf']);
+    await exportTwoCalls({ OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url });
+    expect(testbed.receiver.spans.map((span) => span.encoding)).toEqual(['protobuf', 'protobuf']);
 
-    receiver.clear();
+    testbed.receiver.clear();
     await exportTwoCalls({
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     });
-    expect(receiver.spans.map((span) => span.encoding)).toEqual(['json', 'json']);
+    expect(testbed.receiver.spans.map((span) => span.encoding)).toEqual(['json', 'json']);
 
-    receiver.clear();
+    testbed.receiver.clear();
     await exportTwoCalls(
-      { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      },
       { otlpProtocol: 'http/protobuf' },
     );
-    expect(receiver.spans.map((span) => span.encoding)).toEqual(['protobuf', 'protobuf']);
+    expect(testbed.receiver.spans.map((span) => span.encoding)).toEqual(['protobuf', 'protobuf']);
   });
 
   it('compresses with gzip when OTEL_EXPORTER_OTLP_COMPRESSION says so', async () => {
     await exportTwoCalls({
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url,
       OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
     });
 
-    expect(receiver.requests[0]!.contentEncoding).toBe('gzip');
-    expect(receiver.spans).toHaveLength(2);
+    expect(testbed.receiver.requests[0]!.contentEncoding).toBe('gzip');
+    expect(testbed.receiver.spans).toHaveLength(2);
   });
 
   it('puts the service name on the resource: flag, OTEL_SERVICE_NAME, then the attributes', async () => {
     const env = {
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url,
       OTEL_RESOURCE_ATTRIBUTES: 'service.name=from-attributes,deployment.environment=test',
     };
     await exportTwoCalls(env);
-    expect(receiver.spans[0]!.resource['service.name']).toBe('from-attributes');
-    expect(receiver.spans[0]!.resource['deployment.environment']).toBe('test');
+    expect(testbed.receiver.spans[0]!.resource['service.name']).toBe('from-attributes');
+    expect(testbed.receiver.spans[0]!.resource['deployment.environment']).toBe('test');
 
-    receiver.clear();
+    testbed.receiver.clear();
     await exportTwoCalls({ ...env, OTEL_SERVICE_NAME: 'checkout-agent' });
-    expect(receiver.spans[0]!.resource['service.name']).toBe('checkout-agent');
+    expect(testbed.receiver.spans[0]!.resource['service.name']).toBe('checkout-agent');
 
-    receiver.clear();
+    testbed.receiver.clear();
     await exportTwoCalls({ ...env, OTEL_SERVICE_NAME: 'checkout-agent' }, { serviceName: 'flag' });
-    expect(receiver.spans[0]!.resource['service.name']).toBe('flag');
-    expect(receiver.spans[0]!.resource['deployment.environment']).toBe('test');
+    expect(testbed.receiver.spans[0]!.resource['service.name']).toBe('flag');
+    expect(testbed.receiver.spans[0]!.resource['deployment.environment']).toBe('test');
   });
 
   it('names tooltrace-sidecar as the service when nothing else does', async () => {
-    await exportTwoCalls({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    await exportTwoCalls({ OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url });
 
-    expect(receiver.spans[0]!.resource['service.name']).toBe('tooltrace-sidecar');
-    expect(receiver.spans[0]!.resource['telemetry.sdk.language']).toBe('nodejs');
+    expect(testbed.receiver.spans[0]!.resource['service.name']).toBe('tooltrace-sidecar');
+    expect(testbed.receiver.spans[0]!.resource['telemetry.sdk.language']).toBe('nodejs');
   });
 
   it('refuses bad settings before starting, naming them', async () => {
@@ -156,7 +149,10 @@ describe('sidecar export configuration', () => {
 
   it('refuses grpc from the command line with a clear message and exit code 2', async () => {
     const sidecar = startSidecar(['--stdin'], {
-      env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+      env: {
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+        OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url,
+      },
     });
 
     expect(await sidecar.exited).toEqual({ code: 2, signal: null });
@@ -170,7 +166,7 @@ describe('sidecar export configuration', () => {
       [
         '--stdin',
         '--otlp-endpoint',
-        receiver.url,
+        testbed.receiver.url,
         '--otlp-protocol',
         'http/json',
         '--service-name',
@@ -187,8 +183,8 @@ describe('sidecar export configuration', () => {
     );
 
     expect(await sidecar.exited).toEqual({ code: 0, signal: null });
-    expect(receiver.spans.map((span) => [span.encoding, span.resource['service.name']])).toEqual([
-      ['json', 'cli'],
-    ]);
+    expect(
+      testbed.receiver.spans.map((span) => [span.encoding, span.resource['service.name']]),
+    ).toEqual([['json', 'cli']]);
   });
 });

@@ -1,10 +1,9 @@
 import { gzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startOtlpReceiver, type OtlpReceiver } from '../../src/testing/index.js';
+import { describe, expect, it } from 'vitest';
 import { hostileMix } from './hostile-lines.js';
 import { parsePrometheusText } from './prometheus-text.js';
 import { distinctCallIds } from './received-spans.js';
-import { killSidecars, startSidecar } from './sidecar-process.js';
+import { startSidecar, useReceiver } from './sidecar-process.js';
 
 /** `reason=count` pairs of the final status line. */
 function rejectedInStatus(stderr: string): Record<string, number> {
@@ -20,16 +19,7 @@ function rejectedInStatus(stderr: string): Record<string, number> {
 }
 
 describe('tooltrace sidecar with hostile input', () => {
-  let receiver: OtlpReceiver;
-
-  beforeEach(async () => {
-    receiver = await startOtlpReceiver();
-  });
-
-  afterEach(async () => {
-    await killSidecars();
-    await receiver.close();
-  });
+  const testbed = useReceiver();
 
   it(
     'counts 10,000 hostile lines by reason and exports every valid call',
@@ -38,22 +28,22 @@ describe('tooltrace sidecar with hostile input', () => {
       const mix = hostileMix({ calls: 600, hostile: 10_000, hugeLines: 3, seed: 20260501 });
       const sidecar = startSidecar(['--stdin', '--status-interval', '0'], {
         input: mix.body,
-        env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url },
       });
 
       expect(await sidecar.exited).toEqual({ code: 0, signal: null });
       expect(rejectedInStatus(sidecar.stderr())).toEqual(mix.expected);
       expect(sidecar.stderr()).toMatch(/7200 events, 10003 rejected/);
-      expect(distinctCallIds(receiver.spans).size).toBe(600);
-      expect(receiver.spans.every((span) => span.status.code === 1)).toBe(true);
-      expect(receiver.spans.every((span) => span.events.length === 10)).toBe(true);
+      expect(distinctCallIds(testbed.receiver.spans).size).toBe(600);
+      expect(testbed.receiver.spans.every((span) => span.status.code === 1)).toBe(true);
+      expect(testbed.receiver.spans.every((span) => span.events.length === 10)).toBe(true);
     },
   );
 
   it('answers a hostile gzip body with its counts and serves them on /metrics', async () => {
     const mix = hostileMix({ calls: 100, hostile: 2000, hugeLines: 1, seed: 7 });
     const sidecar = startSidecar(['--listen', '127.0.0.1:0', '--status-interval', '0'], {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url },
     });
     const url = await sidecar.listenUrl();
 
@@ -72,7 +62,7 @@ describe('tooltrace sidecar with hostile input', () => {
     expect(
       metrics.value('tooltrace_events_rejected_total', { reason: 'not_object' }),
     ).toBeGreaterThan(0);
-    await receiver.waitForSpans(100, 20_000);
-    expect(distinctCallIds(receiver.spans).size).toBe(100);
+    await testbed.receiver.waitForSpans(100, 20_000);
+    expect(distinctCallIds(testbed.receiver.spans).size).toBe(100);
   });
 });

@@ -1,29 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startOtlpReceiver, type OtlpReceiver } from '../../src/testing/index.js';
+import { describe, expect, it } from 'vitest';
 import { journalText } from './journal-lines.js';
 import { parsePrometheusText } from './prometheus-text.js';
 import { distinctCallIds } from './received-spans.js';
-import { killSidecars, startSidecar } from './sidecar-process.js';
+import { startSidecar, useReceiver } from './sidecar-process.js';
 
 const NDJSON = { 'content-type': 'application/x-ndjson' };
 
 describe('tooltrace sidecar --listen', () => {
-  let receiver: OtlpReceiver;
-
-  beforeEach(async () => {
-    receiver = await startOtlpReceiver();
-  });
-
-  afterEach(async () => {
-    await killSidecars();
-    await receiver.close();
-  });
+  const testbed = useReceiver();
 
   const listen = (args: string[], env: Record<string, string> = {}) =>
     startSidecar(['--status-interval', '0', ...args], {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...env },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url, ...env },
     });
 
   it('answers 401 without the bearer token and takes events with it', async () => {
@@ -47,7 +37,7 @@ describe('tooltrace sidecar --listen', () => {
     });
     expect(right.status).toBe(200);
     expect(await right.json()).toEqual({ accepted: 24, rejected: {} });
-    await receiver.waitForSpans(2);
+    await testbed.receiver.waitForSpans(2);
   });
 
   it('answers 413 for a body over --max-body-bytes, compressed or inflated', async () => {
@@ -113,7 +103,7 @@ describe('tooltrace sidecar --listen', () => {
       accepted: 35,
       rejected: { not_json: 1, not_object: 1 },
     });
-    await receiver.waitForSpans(2);
+    await testbed.receiver.waitForSpans(2);
 
     expect(await (await fetch(`${url}/healthz`)).text()).toBe('ok\n');
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
@@ -168,7 +158,7 @@ describe('tooltrace sidecar --listen', () => {
       });
       expect(response.status).toBe(200);
     }
-    await receiver.waitForSpans(10);
-    expect(distinctCallIds(receiver.spans).size).toBe(10);
+    await testbed.receiver.waitForSpans(10);
+    expect(distinctCallIds(testbed.receiver.spans).size).toBe(10);
   });
 });

@@ -1,12 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseSidecarArgs } from '../../src/cli/parse-sidecar-args.js';
 import { DerivedIdGenerator } from '../../src/otel/index.js';
-import {
-  startOtlpReceiver,
-  type OtlpReceiver,
-  type ReceivedSpan,
-} from '../../src/testing/index.js';
-import { killSidecars, startSidecar, type SidecarProcess } from './sidecar-process.js';
+import type { ReceivedSpan } from '../../src/testing/index.js';
+import { startSidecar, useReceiver, type SidecarProcess } from './sidecar-process.js';
 
 const INVOKE_ID = '1'.repeat(32);
 
@@ -46,16 +42,7 @@ const progressLine = (sequence: number, progress: number): string =>
 const isSnapshot = (span: ReceivedSpan): boolean => span.attributes['tooltrace.inflight'] === true;
 
 describe('tooltrace sidecar, live updates', () => {
-  let receiver: OtlpReceiver;
-
-  beforeEach(async () => {
-    receiver = await startOtlpReceiver();
-  });
-
-  afterEach(async () => {
-    await killSidecars();
-    await receiver.close();
-  });
+  const testbed = useReceiver();
 
   /** Resolves with the first arrived snapshot that `accept`s, polling in real time. */
   async function snapshotWhere(
@@ -64,11 +51,11 @@ describe('tooltrace sidecar, live updates', () => {
   ): Promise<ReceivedSpan> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const found = receiver.spans.find((span) => isSnapshot(span) && accept(span));
+      const found = testbed.receiver.spans.find((span) => isSnapshot(span) && accept(span));
       if (found !== undefined) return found;
       if (Date.now() > deadline) {
         throw new Error(
-          `no such in-flight snapshot within ${timeoutMs} ms; received: ${receiver.spans
+          `no such in-flight snapshot within ${timeoutMs} ms; received: ${testbed.receiver.spans
             .map((span) => `${span.name} ${JSON.stringify(span.attributes)}`)
             .join('\n')}`,
         );
@@ -79,7 +66,7 @@ describe('tooltrace sidecar, live updates', () => {
 
   it('shows a running call within 2 s, keeps it current, and leaves it behind when killed', async () => {
     const sidecar: SidecarProcess = startSidecar(['--stdin', '--status-interval', '0'], {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url },
       keepStdinOpen: true,
     });
     await sidecar.waitForStderr(/exporting to/);
@@ -118,7 +105,7 @@ describe('tooltrace sidecar, live updates', () => {
     sidecar.child.kill('SIGKILL');
     expect((await sidecar.exited).signal).toBe('SIGKILL');
     // What was exported stays: the call, its last progress, and no final span (never finished).
-    const spans = receiver.spans;
+    const spans = testbed.receiver.spans;
     expect(spans.length).toBeGreaterThanOrEqual(2);
     expect(spans.every(isSnapshot)).toBe(true);
     expect(spans.some((span) => span.spanId === finalSpanId)).toBe(false);
@@ -133,13 +120,13 @@ describe('tooltrace sidecar, live updates', () => {
 
   it('exports no snapshot with --no-live-updates', async () => {
     const sidecar = startSidecar(['--stdin', '--status-interval', '0', '--no-live-updates'], {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url },
       keepStdinOpen: true,
     });
     await sidecar.waitForStderr(/exporting to/);
     sidecar.child.stdin!.write(invokeLine() + progressLine(1, 0.1));
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    expect(receiver.spans).toEqual([]);
+    expect(testbed.receiver.spans).toEqual([]);
   });
 
   it('parses --live-interval and --no-live-updates', () => {

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { afterEach, beforeEach } from 'vitest';
+import { startOtlpReceiver, type OtlpReceiver } from '../../src/testing/index.js';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -121,4 +123,32 @@ export async function killSidecars(): Promise<void> {
         }),
     ),
   );
+}
+
+/** A fresh OTLP test receiver for each test of a `describe`, from {@link useReceiver}. */
+export interface ReceiverTestbed {
+  /** The current test's receiver. */
+  readonly receiver: OtlpReceiver;
+}
+
+/**
+ * Registers the hooks every sidecar test file needs: a fresh receiver before each test, and
+ * after it every sidecar child killed and the receiver closed.
+ */
+export function useReceiver(): ReceiverTestbed {
+  let current: OtlpReceiver | undefined;
+  beforeEach(async () => {
+    current = await startOtlpReceiver();
+  });
+  afterEach(async () => {
+    await killSidecars();
+    await current?.close();
+    current = undefined;
+  });
+  return {
+    get receiver(): OtlpReceiver {
+      if (current === undefined) throw new Error('useReceiver(): read the receiver inside a test');
+      return current;
+    },
+  };
 }

@@ -1,32 +1,22 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startOtlpReceiver, type OtlpReceiver } from '../../src/testing/index.js';
+import { describe, expect, it } from 'vitest';
 import { invokeIdOf, journalText } from './journal-lines.js';
 import { divergentDuplicates, spanSignature } from './received-spans.js';
-import { killSidecars, startSidecar } from './sidecar-process.js';
+import { startSidecar, useReceiver } from './sidecar-process.js';
 
 describe('tooltrace sidecar --stdin', () => {
-  let receiver: OtlpReceiver;
-
-  beforeEach(async () => {
-    receiver = await startOtlpReceiver();
-  });
-
-  afterEach(async () => {
-    await killSidecars();
-    await receiver.close();
-  });
+  const testbed = useReceiver();
 
   const run = (input: string, args: string[] = []) =>
     startSidecar(['--stdin', ...args], {
       input,
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url },
     });
 
   it('exports every call at end of input, open ones included, and exits 0', async () => {
     const sidecar = run(journalText({ calls: 300, leaveLastOpen: true }));
 
     expect(await sidecar.exited).toEqual({ code: 0, signal: null });
-    const spans = receiver.spans;
+    const spans = testbed.receiver.spans;
     expect(spans).toHaveLength(300);
     const open = spans.filter((span) => span.attributes['tooltrace.end_reason'] === 'shutdown');
     expect(open.map((span) => span.attributes['gen_ai.tool.call.id'])).toEqual(['tc_299']);
@@ -53,7 +43,7 @@ describe('tooltrace sidecar --stdin', () => {
       });
     expect((await run(`${lines.join('\n')}\n`).exited).code).toBe(0);
     const byCall = new Map(
-      receiver.spans.map((span) => [span.attributes['gen_ai.tool.call.id'], span] as const),
+      testbed.receiver.spans.map((span) => [span.attributes['gen_ai.tool.call.id'], span] as const),
     );
     expect(byCall.get('tc_0')).toMatchObject({ traceId, parentSpanId: 'b2'.repeat(8) });
     expect(byCall.get('tc_1')).toMatchObject({ traceId, parentSpanId: 'c3'.repeat(8) });
@@ -62,10 +52,10 @@ describe('tooltrace sidecar --stdin', () => {
   it('gives the same input the same trace and span ids', async () => {
     const input = journalText({ calls: 50, nested: true });
     expect((await run(input).exited).code).toBe(0);
-    const first = receiver.spans.map(spanSignature);
-    receiver.clear();
+    const first = testbed.receiver.spans.map(spanSignature);
+    testbed.receiver.clear();
     expect((await run(input).exited).code).toBe(0);
-    const second = receiver.spans.map(spanSignature);
+    const second = testbed.receiver.spans.map(spanSignature);
 
     expect(first).toHaveLength(50);
     expect(new Set(second)).toEqual(new Set(first));
@@ -76,9 +66,9 @@ describe('tooltrace sidecar --stdin', () => {
     expect((await sidecar.exited).code).toBe(0);
 
     const byCall = new Map(
-      receiver.spans.map((span) => [span.attributes['gen_ai.tool.call.id'], span]),
+      testbed.receiver.spans.map((span) => [span.attributes['gen_ai.tool.call.id'], span]),
     );
-    expect(new Set(receiver.spans.map((span) => span.traceId)).size).toBe(1);
+    expect(new Set(testbed.receiver.spans.map((span) => span.traceId)).size).toBe(1);
     expect(byCall.get('tc_0')!.parentSpanId).toBe('');
     for (let index = 1; index < 5; index += 1) {
       expect(byCall.get(`tc_${index}`)!.parentSpanId).toBe(byCall.get(`tc_${index - 1}`)!.spanId);
@@ -87,20 +77,20 @@ describe('tooltrace sidecar --stdin', () => {
   });
 
   it('waits for the receiver at end of input for as long as it takes', async () => {
-    receiver.setAvailable(false);
+    testbed.receiver.setAvailable(false);
     const sidecar = run(journalText({ calls: 40 }));
     await sidecar.waitForStderr(/end of input/);
     await sidecar.waitForStderr(/failed \(.*\); retrying, nothing is dropped/);
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    receiver.setAvailable(true);
+    testbed.receiver.setAvailable(true);
 
     expect(await sidecar.exited).toEqual({ code: 0, signal: null });
-    expect(receiver.spans).toHaveLength(40);
-    expect(divergentDuplicates(receiver.spans)).toEqual([]);
+    expect(testbed.receiver.spans).toHaveLength(40);
+    expect(divergentDuplicates(testbed.receiver.spans)).toEqual([]);
   });
 
   it('bounds the end-of-input flush by --shutdown-timeout once it gets SIGTERM', async () => {
-    receiver.setAvailable(false);
+    testbed.receiver.setAvailable(false);
     const sidecar = run(journalText({ calls: 10 }), ['--shutdown-timeout', '1s']);
     await sidecar.waitForStderr(/retrying, nothing is dropped/);
     sidecar.child.kill('SIGTERM');
