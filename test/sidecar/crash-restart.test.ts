@@ -1,20 +1,16 @@
 import {
   appendFileSync,
   existsSync,
-  mkdtempSync,
   readFileSync,
   renameSync,
-  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startOtlpReceiver, type OtlpReceiver } from '../../src/testing/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { callLines, eventIdFor, eventLine, journalText, resultLine } from './journal-lines.js';
 import { distinctCallIds, divergentDuplicates } from './received-spans.js';
-import { killSidecars, startSidecar, type SidecarProcess } from './sidecar-process.js';
+import { startSidecar, type SidecarProcess, useReceiver } from './sidecar-process.js';
 
 interface SavedCheckpoint {
   path: string;
@@ -23,28 +19,19 @@ interface SavedCheckpoint {
 }
 
 describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
-  let receiver: OtlpReceiver;
-  let directory: string;
+  const testbed = useReceiver({ directory: 'tooltrace-crash-' });
   let journal: string;
   let checkpoint: string;
 
-  beforeEach(async () => {
-    receiver = await startOtlpReceiver();
-    directory = mkdtempSync(join(tmpdir(), 'tooltrace-crash-'));
-    journal = join(directory, 'journal.jsonl');
-    checkpoint = join(directory, 'checkpoint.json');
-  });
-
-  afterEach(async () => {
-    await killSidecars();
-    await receiver.close();
-    rmSync(directory, { recursive: true, force: true });
+  beforeEach(() => {
+    journal = join(testbed.directory, 'journal.jsonl');
+    checkpoint = join(testbed.directory, 'checkpoint.json');
   });
 
   const follow = (extra: string[] = []): SidecarProcess =>
     startSidecar(
       ['--file', journal, '--checkpoint', checkpoint, '--status-interval', '0', ...extra],
-      { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
+      { env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url } },
     );
   const readCheckpoint = (): SavedCheckpoint =>
     JSON.parse(readFileSync(checkpoint, 'utf8')) as SavedCheckpoint;
@@ -54,9 +41,11 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
   };
   const waitForCalls = async (count: number): Promise<void> => {
     const deadline = Date.now() + 60_000;
-    while (distinctCallIds(receiver.spans).size < count) {
+    while (distinctCallIds(testbed.receiver.spans).size < count) {
       if (Date.now() > deadline) {
-        throw new Error(`${distinctCallIds(receiver.spans).size} of ${count} calls arrived`);
+        throw new Error(
+          `${distinctCallIds(testbed.receiver.spans).size} of ${count} calls arrived`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -65,7 +54,7 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
   it('exports every call, duplicates only as identical spans', async () => {
     writeFileSync(journal, journalText({ calls: 1000 }));
     const first = follow(['--max-queue-spans', '100']);
-    await receiver.waitForSpans(200, 30_000);
+    await testbed.receiver.waitForSpans(200, 30_000);
     await kill(first);
     appendFileSync(journal, journalText({ calls: 1000, firstCall: 1000 }));
 
@@ -74,8 +63,8 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
     second.child.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
 
-    expect(distinctCallIds(receiver.spans).size).toBe(2000);
-    expect(divergentDuplicates(receiver.spans)).toEqual([]);
+    expect(distinctCallIds(testbed.receiver.spans).size).toBe(2000);
+    expect(divergentDuplicates(testbed.receiver.spans)).toEqual([]);
     const saved = readCheckpoint();
     expect(saved).toEqual({
       path: journal,
@@ -87,7 +76,7 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
   it('keeps one causal tree whole: a restart re-reads it from its root', async () => {
     writeFileSync(journal, journalText({ calls: 600, nested: true }));
     const first = follow(['--max-queue-spans', '50']);
-    await receiver.waitForSpans(100, 30_000);
+    await testbed.receiver.waitForSpans(100, 30_000);
     await kill(first);
     // Every call descends from the first line, and some were not exported: stay at 0.
     expect(existsSync(checkpoint) ? readCheckpoint().offset : 0).toBe(0);
@@ -97,8 +86,8 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
     second.child.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
 
-    expect(divergentDuplicates(receiver.spans)).toEqual([]);
-    expect(new Set(receiver.spans.map((span) => span.traceId)).size).toBe(1);
+    expect(divergentDuplicates(testbed.receiver.spans)).toEqual([]);
+    expect(new Set(testbed.receiver.spans.map((span) => span.traceId)).size).toBe(1);
   });
 
   it('never moves the checkpoint past a call whose span was not exported', async () => {
@@ -106,7 +95,7 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
     writeFileSync(journal, firstPart);
     const first = follow();
     await waitForCalls(100);
-    receiver.setAvailable(false);
+    testbed.receiver.setAvailable(false);
     appendFileSync(journal, journalText({ calls: 100, firstCall: 100 }));
     await first.waitForStderr(/retrying, nothing is dropped/);
     // Several checkpoint periods with the receiver down.
@@ -117,11 +106,11 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
     const second = follow();
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(readCheckpoint().offset).toBe(Buffer.byteLength(firstPart));
-    receiver.setAvailable(true);
+    testbed.receiver.setAvailable(true);
     await waitForCalls(200);
     second.child.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
-    expect(divergentDuplicates(receiver.spans)).toEqual([]);
+    expect(divergentDuplicates(testbed.receiver.spans)).toEqual([]);
     expect(readCheckpoint().offset).toBe(statSync(journal).size);
   });
 
@@ -142,7 +131,7 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
     ];
     writeFileSync(journal, `${lines.join('\n')}\n`);
     const first = follow();
-    await receiver.waitForSpans(3, 30_000);
+    await testbed.receiver.waitForSpans(3, 30_000);
     // Let a checkpoint be written while tc_y is open.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await kill(first);
@@ -153,9 +142,9 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
     await waitForCalls(4);
     second.child.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
-    expect(divergentDuplicates(receiver.spans)).toEqual([]);
+    expect(divergentDuplicates(testbed.receiver.spans)).toEqual([]);
     const spanOf = (callId: string) =>
-      receiver.spans.find((span) => span.attributes['gen_ai.tool.call.id'] === callId)!;
+      testbed.receiver.spans.find((span) => span.attributes['gen_ai.tool.call.id'] === callId)!;
     expect(spanOf('tc_b').parentSpanId).toBe(spanOf('tc_a').spanId);
   });
 
@@ -185,7 +174,7 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
   it('resumes a file without event ids at its checkpoint', async () => {
     writeFileSync(journal, journalText({ calls: 300, withoutEventIds: true }));
     const first = follow(['--max-queue-spans', '50']);
-    await receiver.waitForSpans(60, 30_000);
+    await testbed.receiver.waitForSpans(60, 30_000);
     await kill(first);
     appendFileSync(journal, journalText({ calls: 100, firstCall: 300, withoutEventIds: true }));
 
@@ -193,7 +182,7 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
     await waitForCalls(400);
     second.child.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
-    expect(divergentDuplicates(receiver.spans)).toEqual([]);
+    expect(divergentDuplicates(testbed.receiver.spans)).toEqual([]);
     expect(readCheckpoint().offset).toBe(statSync(journal).size);
   });
 });

@@ -1,50 +1,39 @@
 import {
   appendFileSync,
   existsSync,
-  mkdtempSync,
   readFileSync,
   renameSync,
-  rmSync,
   statSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startOtlpReceiver, type OtlpReceiver } from '../../src/testing/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { journalText } from './journal-lines.js';
 import { distinctCallIds, divergentDuplicates } from './received-spans.js';
-import { killSidecars, startSidecar } from './sidecar-process.js';
+import { startSidecar, useReceiver } from './sidecar-process.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('tooltrace sidecar --file', () => {
-  let receiver: OtlpReceiver;
-  let directory: string;
+  const testbed = useReceiver({ directory: 'tooltrace-follow-' });
   let journal: string;
 
-  beforeEach(async () => {
-    receiver = await startOtlpReceiver();
-    directory = mkdtempSync(join(tmpdir(), 'tooltrace-follow-'));
-    journal = join(directory, 'journal.jsonl');
-  });
-
-  afterEach(async () => {
-    await killSidecars();
-    await receiver.close();
-    rmSync(directory, { recursive: true, force: true });
+  beforeEach(() => {
+    journal = join(testbed.directory, 'journal.jsonl');
   });
 
   const follow = (extra: string[] = []) =>
     startSidecar(['--file', journal, '--status-interval', '0', ...extra], {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url },
     });
   const waitForCalls = async (count: number): Promise<void> => {
     const deadline = Date.now() + 30_000;
-    while (distinctCallIds(receiver.spans).size < count) {
+    while (distinctCallIds(testbed.receiver.spans).size < count) {
       if (Date.now() > deadline) {
-        throw new Error(`${distinctCallIds(receiver.spans).size} of ${count} calls arrived`);
+        throw new Error(
+          `${distinctCallIds(testbed.receiver.spans).size} of ${count} calls arrived`,
+        );
       }
       await sleep(50);
     }
@@ -59,7 +48,7 @@ describe('tooltrace sidecar --file', () => {
     await sleep(600);
     appendFileSync(journal, more.slice(1000));
     await waitForCalls(20);
-    expect(divergentDuplicates(receiver.spans)).toEqual([]);
+    expect(divergentDuplicates(testbed.receiver.spans)).toEqual([]);
   });
 
   it('follows the path across rotation (rename, then a new file)', async () => {
@@ -72,7 +61,7 @@ describe('tooltrace sidecar --file', () => {
 
     await waitForCalls(25);
     expect(sidecar.stderr()).toMatch(/was rotated/);
-    expect(receiver.spans).toHaveLength(25);
+    expect(testbed.receiver.spans).toHaveLength(25);
   });
 
   it('starts over when the file is truncated', async () => {
@@ -84,7 +73,7 @@ describe('tooltrace sidecar --file', () => {
     appendFileSync(journal, journalText({ calls: 3, firstCall: 50 }));
 
     await waitForCalls(23);
-    expect(receiver.spans).toHaveLength(23);
+    expect(testbed.receiver.spans).toHaveLength(23);
   });
 
   it('waits for a file that does not exist yet', async () => {
@@ -97,7 +86,7 @@ describe('tooltrace sidecar --file', () => {
   });
 
   it('writes the checkpoint atomically, always at a line boundary', async () => {
-    const checkpoint = join(directory, 'checkpoint.json');
+    const checkpoint = join(testbed.directory, 'checkpoint.json');
     writeFileSync(journal, '');
     const sidecar = follow(['--checkpoint', checkpoint]);
     const offsets: number[] = [];

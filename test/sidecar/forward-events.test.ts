@@ -1,17 +1,12 @@
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { EventBus } from '../../src/bus/index.js';
 import { forwardEvents } from '../../src/sidecar/index.js';
-import {
-  startOtlpReceiver,
-  type OtlpReceiver,
-  type ReceivedSpan,
-} from '../../src/testing/index.js';
-import { killSidecars, startSidecar } from './sidecar-process.js';
+import type { ReceivedSpan } from '../../src/testing/index.js';
+import { startSidecar, useReceiver } from './sidecar-process.js';
 
 /** Tool call `callId` with three stream events, `inside` run before its result. */
 function runCall(
@@ -65,28 +60,19 @@ function expectNested(spans: readonly ReceivedSpan[]): void {
 }
 
 describe('forwardEvents', () => {
-  let receiver: OtlpReceiver;
-  let directory: string;
+  const testbed = useReceiver({ directory: 'tooltrace-forward-' });
   const servers: Server[] = [];
 
-  beforeEach(async () => {
-    receiver = await startOtlpReceiver();
-    directory = mkdtempSync(join(tmpdir(), 'tooltrace-forward-'));
-  });
-
   afterEach(async () => {
-    await killSidecars();
-    await receiver.close();
     for (const server of servers.splice(0)) {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
-    rmSync(directory, { recursive: true, force: true });
   });
 
   it('sends bus events to a sidecar over HTTP, spans nested as the calls were', async () => {
     const sidecar = startSidecar(['--listen', '127.0.0.1:0', '--token', 'tkn'], {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url },
     });
     const url = await sidecar.listenUrl();
     const bus = new EventBus();
@@ -95,12 +81,12 @@ describe('forwardEvents', () => {
     runNestedCalls(bus);
     expect(await forwarder.close(10_000)).toBe(true);
 
-    expectNested(await receiver.waitForSpans(2));
+    expectNested(await testbed.receiver.waitForSpans(2));
     expect(forwarder.stats()).toMatchObject({ sent: 10, dropped: 0, refused: 0, queued: 0 });
   });
 
   it('appends to a journal file that sidecar --stdin then exports', async () => {
-    const file = join(directory, 'journal.jsonl');
+    const file = join(testbed.directory, 'journal.jsonl');
     const bus = new EventBus();
     const forwarder = forwardEvents(bus, { file });
     runNestedCalls(bus);
@@ -108,10 +94,10 @@ describe('forwardEvents', () => {
 
     const sidecar = startSidecar(['--stdin'], {
       input: readFileSync(file),
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url },
     });
     expect(await sidecar.exited).toEqual({ code: 0, signal: null });
-    expectNested(receiver.spans);
+    expectNested(testbed.receiver.spans);
   });
 
   it('retries with growing waits, drops and counts past its queue, never throws', async () => {

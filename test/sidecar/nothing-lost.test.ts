@@ -1,12 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startOtlpReceiver, type OtlpReceiver } from '../../src/testing/index.js';
+import { describe, expect, it } from 'vitest';
 import { journalText } from './journal-lines.js';
 import { parsePrometheusText, type PrometheusText } from './prometheus-text.js';
 import { distinctCallIds, distinctSpanIds, divergentDuplicates } from './received-spans.js';
-import { killSidecars, startSidecar } from './sidecar-process.js';
+import { startSidecar, useReceiver } from './sidecar-process.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -32,26 +30,14 @@ function post(url: string, body: string): Promise<Response> {
 }
 
 describe('tooltrace sidecar loses nothing', () => {
-  let receiver: OtlpReceiver;
-  let directory: string;
-
-  beforeEach(async () => {
-    receiver = await startOtlpReceiver();
-    directory = mkdtempSync(join(tmpdir(), 'tooltrace-lost-'));
-  });
-
-  afterEach(async () => {
-    await killSidecars();
-    await receiver.close();
-    rmSync(directory, { recursive: true, force: true });
-  });
+  const testbed = useReceiver({ directory: 'tooltrace-lost-' });
 
   it('delivers every call after the receiver was down for 60 s', { timeout: 180_000 }, async () => {
-    receiver.setAvailable(false);
+    testbed.receiver.setAvailable(false);
     const calls = 2000;
     const sidecar = startSidecar(['--stdin', '--listen', '127.0.0.1:0', '--status-interval', '0'], {
       input: journalText({ calls }),
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url },
     });
     const url = await sidecar.listenUrl();
     await until(
@@ -64,22 +50,22 @@ describe('tooltrace sidecar loses nothing', () => {
     expect(during.value('tooltrace_export_queue_depth')).toBe(calls);
     expect(during.value('tooltrace_spans_exported_total')).toBe(0);
     expect(during.value('tooltrace_span_exports_failed_total')).toBeGreaterThan(3);
-    expect(receiver.spans).toHaveLength(0);
+    expect(testbed.receiver.spans).toHaveLength(0);
 
-    receiver.setAvailable(true);
-    await until('every call', () => distinctSpanIds(receiver.spans).size === calls, 60_000);
+    testbed.receiver.setAvailable(true);
+    await until('every call', () => distinctSpanIds(testbed.receiver.spans).size === calls, 60_000);
     sidecar.child.kill('SIGTERM');
     expect(await sidecar.exited).toEqual({ code: 0, signal: null });
-    expect(distinctCallIds(receiver.spans).size).toBe(calls);
-    expect(divergentDuplicates(receiver.spans)).toEqual([]);
+    expect(distinctCallIds(testbed.receiver.spans).size).toBe(calls);
+    expect(divergentDuplicates(testbed.receiver.spans)).toEqual([]);
     expect((await sidecar.exited).code).toBe(0);
   });
 
   it('answers 429 with Retry-After while the queue is over its budget', async () => {
-    receiver.setAvailable(false);
+    testbed.receiver.setAvailable(false);
     const sidecar = startSidecar(
       ['--listen', '127.0.0.1:0', '--max-queue-spans', '50', '--status-interval', '0'],
-      { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
+      { env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url } },
     );
     const url = await sidecar.listenUrl();
     let accepted = 0;
@@ -95,21 +81,25 @@ describe('tooltrace sidecar loses nothing', () => {
     expect(accepted).toBe(50);
     expect((await scrape(url)).value('tooltrace_export_queue_depth')).toBe(50);
 
-    receiver.setAvailable(true);
-    await until('the queue to drain', () => receiver.spans.length >= 50, 30_000);
+    testbed.receiver.setAvailable(true);
+    await until('the queue to drain', () => testbed.receiver.spans.length >= 50, 30_000);
     const retried = await post(url, journalText({ calls: 10, firstCall: 500 }));
     expect(retried.status).toBe(200);
-    await until('every accepted call', () => distinctCallIds(receiver.spans).size === 60, 30_000);
+    await until(
+      'every accepted call',
+      () => distinctCallIds(testbed.receiver.spans).size === 60,
+      30_000,
+    );
   });
 
   it('pauses reading a file while the queue is over its budget', { timeout: 60_000 }, async () => {
     const calls = 2000;
-    const journal = join(directory, 'journal.jsonl');
+    const journal = join(testbed.directory, 'journal.jsonl');
     writeFileSync(journal, journalText({ calls }));
-    receiver.setAvailable(false);
+    testbed.receiver.setAvailable(false);
     const sidecar = startSidecar(
       ['--file', journal, '--listen', '127.0.0.1:0', '--max-queue-spans', '50'],
-      { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
+      { env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url } },
     );
     const url = await sidecar.listenUrl();
     await sidecar.waitForStderr(/retrying, nothing is dropped/);
@@ -121,9 +111,9 @@ describe('tooltrace sidecar loses nothing', () => {
     expect(await read()).toBe(paused);
     expect(paused).toBeLessThan(calls * 12);
 
-    receiver.setAvailable(true);
-    await until('every call', () => distinctCallIds(receiver.spans).size === calls, 40_000);
+    testbed.receiver.setAvailable(true);
+    await until('every call', () => distinctCallIds(testbed.receiver.spans).size === calls, 40_000);
     expect(await read()).toBe(calls * 12);
-    expect(divergentDuplicates(receiver.spans)).toEqual([]);
+    expect(divergentDuplicates(testbed.receiver.spans)).toEqual([]);
   });
 });

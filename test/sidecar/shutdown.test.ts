@@ -1,37 +1,26 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startOtlpReceiver, type OtlpReceiver } from '../../src/testing/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { journalLines, journalText } from './journal-lines.js';
 import { finalSpans } from './received-spans.js';
-import { killSidecars, startSidecar } from './sidecar-process.js';
+import { startSidecar, useReceiver } from './sidecar-process.js';
 
 const NDJSON = { 'content-type': 'application/x-ndjson' };
 
 describe('tooltrace sidecar on SIGTERM and SIGINT', () => {
-  let receiver: OtlpReceiver;
-  let directory: string;
+  const testbed = useReceiver({ directory: 'tooltrace-shutdown-' });
   let journal: string;
   let checkpoint: string;
 
-  beforeEach(async () => {
-    receiver = await startOtlpReceiver();
-    directory = mkdtempSync(join(tmpdir(), 'tooltrace-shutdown-'));
-    journal = join(directory, 'journal.jsonl');
-    checkpoint = join(directory, 'checkpoint.json');
-  });
-
-  afterEach(async () => {
-    await killSidecars();
-    await receiver.close();
-    rmSync(directory, { recursive: true, force: true });
+  beforeEach(() => {
+    journal = join(testbed.directory, 'journal.jsonl');
+    checkpoint = join(testbed.directory, 'checkpoint.json');
   });
 
   const start = (extra: string[] = []) =>
     startSidecar(
       ['--listen', '127.0.0.1:0', '--file', journal, '--checkpoint', checkpoint, ...extra],
-      { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
+      { env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url } },
     );
 
   it('ends open calls marked shutdown, flushes, saves the checkpoint and exits 0', async () => {
@@ -45,13 +34,13 @@ describe('tooltrace sidecar on SIGTERM and SIGINT', () => {
       body: journalText({ calls: 3, firstCall: 10, leaveLastOpen: true }),
     });
     expect(posted.status).toBe(200);
-    await receiver.waitForSpans(7);
+    await testbed.receiver.waitForSpans(7);
 
     sidecar.child.kill('SIGTERM');
     expect(await sidecar.exited).toEqual({ code: 0, signal: null });
 
     expect(sidecar.stderr()).toMatch(/received SIGTERM; ending open calls and flushing/);
-    const ended = receiver.spans.filter(
+    const ended = testbed.receiver.spans.filter(
       (span) => span.attributes['tooltrace.end_reason'] === 'shutdown',
     );
     expect(ended.map((span) => span.attributes['gen_ai.tool.call.id']).sort()).toEqual([
@@ -59,7 +48,7 @@ describe('tooltrace sidecar on SIGTERM and SIGINT', () => {
       'tc_5',
     ]);
     // Calls open past the live interval also sent in-flight snapshots; they are not counted.
-    expect(finalSpans(receiver.spans)).toHaveLength(9);
+    expect(finalSpans(testbed.receiver.spans)).toHaveLength(9);
     // The open call is not over: the checkpoint stays at its invoke, to read it whole next time.
     const saved = JSON.parse(readFileSync(checkpoint, 'utf8')) as { offset: number };
     expect(saved.offset).toBe(Buffer.byteLength(complete));
@@ -69,18 +58,18 @@ describe('tooltrace sidecar on SIGTERM and SIGINT', () => {
   it('does the same on SIGINT', async () => {
     writeFileSync(journal, journalText({ calls: 2, leaveLastOpen: true }));
     const sidecar = start();
-    await receiver.waitForSpans(1);
+    await testbed.receiver.waitForSpans(1);
 
     sidecar.child.kill('SIGINT');
     expect(await sidecar.exited).toEqual({ code: 0, signal: null });
     expect(sidecar.stderr()).toMatch(/received SIGINT/);
-    expect(finalSpans(receiver.spans)).toHaveLength(2);
+    expect(finalSpans(testbed.receiver.spans)).toHaveLength(2);
   });
 
   it('stops intake at once and gives up flushing after --shutdown-timeout', async () => {
     const lines = journalLines({ calls: 20 });
     writeFileSync(journal, `${lines.join('\n')}\n`);
-    receiver.setAvailable(false);
+    testbed.receiver.setAvailable(false);
     const sidecar = start(['--shutdown-timeout', '2s']);
     const url = await sidecar.listenUrl();
     await sidecar.waitForStderr(/retrying, nothing is dropped/);

@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { startOtlpReceiver, type OtlpReceiver } from '../../src/testing/index.js';
 import { fileURLToPath } from 'node:url';
@@ -125,30 +128,45 @@ export async function killSidecars(): Promise<void> {
   );
 }
 
-/** A fresh OTLP test receiver for each test of a `describe`, from {@link useReceiver}. */
+/** A fresh OTLP test receiver (and temporary directory) per test, from {@link useReceiver}. */
 export interface ReceiverTestbed {
   /** The current test's receiver. */
   readonly receiver: OtlpReceiver;
+  /** The current test's temporary directory (only with the `directory` option). */
+  readonly directory: string;
 }
 
 /**
- * Registers the hooks every sidecar test file needs: a fresh receiver before each test, and
- * after it every sidecar child killed and the receiver closed.
+ * Registers the hooks every sidecar test file needs: a fresh receiver (and, with `directory`, a
+ * temporary directory named with that prefix) before each test, and after it every sidecar child
+ * killed, the receiver closed and the directory removed.
  */
-export function useReceiver(): ReceiverTestbed {
-  let current: OtlpReceiver | undefined;
+export function useReceiver(options: { directory?: string } = {}): ReceiverTestbed {
+  let receiver: OtlpReceiver | undefined;
+  let directory: string | undefined;
   beforeEach(async () => {
-    current = await startOtlpReceiver();
+    receiver = await startOtlpReceiver();
+    if (options.directory !== undefined) {
+      directory = mkdtempSync(join(tmpdir(), options.directory));
+    }
   });
   afterEach(async () => {
     await killSidecars();
-    await current?.close();
-    current = undefined;
+    await receiver?.close();
+    receiver = undefined;
+    if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+    directory = undefined;
   });
   return {
     get receiver(): OtlpReceiver {
-      if (current === undefined) throw new Error('useReceiver(): read the receiver inside a test');
-      return current;
+      if (receiver === undefined) throw new Error('useReceiver(): read the receiver inside a test');
+      return receiver;
+    },
+    get directory(): string {
+      if (directory === undefined) {
+        throw new Error('useReceiver(): give the directory option and read it inside a test');
+      }
+      return directory;
     },
   };
 }
