@@ -1,6 +1,7 @@
 import type { BusEvent, Causation, CausationContext, EmitOptions, EventInit } from './bus-event.js';
 import { nowUnixNano, unixNanoFromDate } from './clock.js';
 import { DispatchedEvent } from './dispatched-event.js';
+import type { DispatchScope, ScopeRunner } from './dispatch-scope.js';
 import { currentFrame, runInFrame, type DispatchFrame } from './dispatch-context.js';
 import { newEventId } from './event-id.js';
 import { EventRing } from './event-ring.js';
@@ -57,6 +58,7 @@ export class EventBus {
   #order = 0;
   #pending = 0;
   #drainWaiters: (() => void)[] = [];
+  #scopes: readonly DispatchScope[] = [];
 
   constructor(options: EventBusOptions = {}) {
     const ringSize = options.ringSize ?? DEFAULT_RING_SIZE;
@@ -145,6 +147,23 @@ export class EventBus {
       },
       fn,
     );
+  }
+
+  /**
+   * Adds a dispatch scope: every handler delivery asks it for a scope to run the handler in (see
+   * {@link DispatchScope}). The OpenTelemetry subscriber uses it so a tool's code runs inside its
+   * span without the bus knowing about OpenTelemetry. Returns a function that removes it. With
+   * none added, delivery costs nothing extra.
+   */
+  addDispatchScope(scope: DispatchScope): () => void {
+    if (typeof scope !== 'function') throw new TypeError('scope must be a function');
+    this.#scopes = [...this.#scopes, scope];
+    let removed = false;
+    return () => {
+      if (removed) return;
+      removed = true;
+      this.#scopes = this.#scopes.filter((entry) => entry !== scope);
+    };
   }
 
   /** The causation an event emitted here and now would get (without its sequence). */
@@ -256,13 +275,36 @@ export class EventBus {
       if (subscription.filter !== undefined && !subscription.filter(event as BusEvent<never>)) {
         return;
       }
-      const result = subscription.handler(event as BusEvent<never>);
+      const handler = subscription.handler as EventHandler;
+      const runner = this.#scopes.length === 0 ? undefined : this.#runnerFor(event);
+      const result = runner === undefined ? handler(event) : runner(handler, event);
       if (result !== undefined && result !== null && typeof result.then === 'function') {
         this.#track(result, subscription, event);
       }
     } catch (error) {
       this.#fail(error, subscription, event);
     }
+  }
+
+  /** The scope a handler of `event` runs in: the scopes given, outermost first. */
+  #runnerFor(event: BusEvent): ScopeRunner | undefined {
+    let runner: ScopeRunner | undefined;
+    for (const scope of this.#scopes) {
+      let inner: ScopeRunner | undefined;
+      try {
+        inner = scope(event);
+      } catch {
+        inner = undefined;
+      }
+      if (inner === undefined) continue;
+      const outer = runner;
+      runner =
+        outer === undefined
+          ? inner
+          : <A extends unknown[], R>(fn: (...args: A) => R, ...args: A): R =>
+              outer(inner, fn, ...args);
+    }
+    return runner;
   }
 
   #track(result: PromiseLike<void>, subscription: Subscription, event: BusEvent): void {

@@ -7,3 +7,4 @@ export type { EventHandler, SubscribeOptions } from './subscribe-options.js';
 export type { VetoablePayload, VetoDecision } from './veto.js';
 export { isEventId, newEventId } from './event-id.js';
 export { dateFromUnixNano, nowUnixNano, unixNanoFromDate } from './clock.js';
+export type { DispatchScope, ScopeRunner } from './dispatch-scope.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { CORE_ERROR, EventBus, type BusEvent, type CoreErrorPayload } from '../../src/index.js';
 
@@ -482,6 +483,51 @@ describe('EventBus', () => {
       } finally {
         vi.useRealTimers();
       }
+    });
+  });
+
+  describe('addDispatchScope()', () => {
+    it('runs each handler inside the scope given for its event, once earlier handlers ran', () => {
+      const bus = new EventBus();
+      const scoped = new AsyncLocalStorage<string>();
+      const started = new Set<string>();
+      bus.subscribe('job', (event) => void started.add(event.id), { priority: -1 });
+      const remove = bus.addDispatchScope((event) =>
+        started.has(event.id)
+          ? (fn, ...args) => scoped.run(`in ${event.type}`, fn, ...args)
+          : undefined,
+      );
+      const seen: (string | undefined)[] = [];
+      bus.subscribe('job', () => {
+        seen.push(scoped.getStore());
+        // Work the handler starts later still sees the scope.
+        setImmediate(() => seen.push(scoped.getStore()));
+      });
+      bus.emit('job', {});
+      remove();
+      bus.emit('job', {});
+      expect(seen.slice(0, 1)).toEqual(['in job']);
+      return new Promise<void>((resolve) =>
+        setImmediate(() => {
+          expect(seen).toEqual(['in job', undefined, 'in job', undefined]);
+          resolve();
+        }),
+      );
+    });
+
+    it('delivers as if there were no scope when the scope throws', () => {
+      const bus = new EventBus();
+      bus.addDispatchScope(() => {
+        throw new Error('broken scope');
+      });
+      const seen = record(bus, 'job');
+      bus.emit('job', 1);
+      expect(seen).toHaveLength(1);
+    });
+
+    it('refuses a scope that is not a function', () => {
+      const bus = new EventBus();
+      expect(() => bus.addDispatchScope('nope' as never)).toThrow(/scope must be a function/);
     });
   });
 });
