@@ -6,6 +6,21 @@ export {
   TOOL_STREAM_PARTIAL,
   TOOL_STREAM_PROGRESS,
 } from './event-names.js';
+export {
+  AGENT_TURN_END,
+  AGENT_TURN_START,
+  IO_SESSION_END,
+  IO_SESSION_START,
+  LLM_ERROR,
+  LLM_REQUEST,
+  LLM_RESPONSE,
+  LLM_STREAM_CHUNK,
+  LLM_STREAM_END,
+  SUBAGENT_COMPLETE,
+  SUBAGENT_ITERATION,
+  SUBAGENT_SPAWN,
+  SUBAGENT_STARTED,
+} from './agent-event-names.js';
 export type {
   ToolCall,
   ToolResult,
@@ -13,3 +28,20 @@ export type {
   ToolStreamPartial,
   ToolStreamProgress,
 } from './payloads.js';
+export type {
+  LlmError,
+  LlmRequest,
+  LlmResponse,
+  LlmStreamChunk,
+  LlmStreamEnd,
+  LlmToolCallRequest,
+  LlmToolDefinition,
+  LlmUsage,
+  SessionEnd,
+  SessionStart,
+  SubagentComplete,
+  SubagentIteration,
+  SubagentSpawn,
+  SubagentStarted,
+  TurnInfo,
+} from './agent-payloads.js';

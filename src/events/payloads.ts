@@ -8,6 +8,8 @@ export interface ToolCall {
   turnId?: string;
   /** Id of the tool call that started this one, when a tool calls a tool. */
   parentCallId?: string;
+  /** What the tool does, as declared to the model; becomes `gen_ai.tool.description`. */
+  description?: string;
 }
 
 /** Payload of `tool.result`: the final outcome of a call. */
