@@ -11,6 +11,7 @@ import {
 } from './decode-result.js';
 import { findJsonProblem, formatJsonPath } from './find-json-problem.js';
 import { parseRfc3339Nano } from './rfc3339.js';
+import { isAgentEventType, normalizeAgentPayload } from './agent-payloads.js';
 import { checkToolStreamPayload, normalizeToolCall, normalizeToolResult } from './tool-payloads.js';
 import { isValidTraceparent } from './traceparent.js';
 import { isWellFormed } from './well-formed.js';
@@ -56,7 +57,9 @@ const TOOL_STREAM_PREFIX = 'tool.stream.';
  *
  * Payloads: `tool.invoke` and `tool.result` are normalised to `ToolCall`/`ToolResult` from either
  * the camelCase or the Go field names; `tool.stream.*` payloads are type-checked and pass through;
- * other payloads pass through as parsed (an absent payload stays `undefined`).
+ * agent events (`agent.turn.*`, `llm.*`, `subagent.*`) are mapped onto the camelCase payload
+ * types of the events module, keeping only what tracing reads; other payloads pass through as
+ * parsed (an absent payload stays `undefined`).
  *
  * Hostile input is rejected, never half-accepted: invalid UTF-8 (bytes go through a fatal
  * `TextDecoder`), unpaired surrogates, nesting deeper than `maxDepth`, and, anywhere in the line,
@@ -173,6 +176,10 @@ function decodeRecord(record: Record<string, unknown>): DecodeResult {
   } else if (type.startsWith(TOOL_STREAM_PREFIX)) {
     const failure = checkToolStreamPayload(payload, type);
     if (failure !== undefined) return failure;
+  } else if (isAgentEventType(type)) {
+    const normalized = normalizeAgentPayload(type, payload);
+    if (isDecodeFailure(normalized)) return normalized;
+    payload = normalized;
   }
 
   const causation: Partial<Causation> = {

@@ -106,8 +106,8 @@ describe('decodeEnvelope()', () => {
 
     it('passes other payloads through as parsed, an absent one as undefined', () => {
       const payload = { text: 'hello', list: [1, { two: 2 }] };
-      expect(accepted(line({ type: 'llm.response', payload })).event.payload).toEqual(payload);
-      expect(accepted(line({ type: 'llm.response', payload: 'text' })).event.payload).toBe('text');
+      expect(accepted(line({ type: 'io.output', payload })).event.payload).toEqual(payload);
+      expect(accepted(line({ type: 'io.output', payload: 'text' })).event.payload).toBe('text');
       const withoutPayload = envelope({ type: 'agent.turn.end' });
       delete withoutPayload.payload;
       expect(accepted(JSON.stringify(withoutPayload)).event.payload).toBeUndefined();
@@ -275,6 +275,76 @@ describe('decodeEnvelope()', () => {
       ).toEqual(progress);
       const minimal = { tool_name: 's', tool_id: 'tc' };
       expect(accepted(line({ payload: minimal })).event.payload).toEqual(minimal);
+    });
+  });
+
+  describe('normalising agent payloads', () => {
+    it('maps a Nexus llm.response onto LlmResponse, dropping what tracing does not read', () => {
+      const payload = {
+        _schema_version: 1,
+        RequestID: 'r1',
+        Content: 'Reading the file.',
+        ToolCalls: [{ ID: 'tc_1', Name: 'read_file', Arguments: '{"path":"a"}' }],
+        Usage: { PromptTokens: 120, CompletionTokens: 30, TotalTokens: 150, CachedTokens: 0 },
+        CostUSD: 0.002,
+        Model: 'claude-sonnet',
+        FinishReason: 'tool_use',
+        Metadata: null,
+        Citations: null,
+      };
+      expect(accepted(line({ type: 'llm.response', payload })).event.payload).toEqual({
+        requestId: 'r1',
+        content: 'Reading the file.',
+        toolCalls: [{ id: 'tc_1', name: 'read_file' }],
+        usage: { inputTokens: 120, outputTokens: 30, totalTokens: 150 },
+        costUsd: 0.002,
+        model: 'claude-sonnet',
+        finishReason: 'tool_use',
+      });
+    });
+
+    it('keeps the model and tool descriptions of an llm.request, not its messages', () => {
+      const payload = {
+        RequestID: 'r1',
+        Role: 'reasoning',
+        Messages: [{ Role: 'user', Content: 'a very long conversation' }],
+        Tools: [{ Name: 'search', Description: 'Web search', Parameters: {} }],
+        MaxTokens: 1024,
+        Stream: true,
+      };
+      expect(accepted(line({ type: 'llm.request', payload })).event.payload).toEqual({
+        requestId: 'r1',
+        role: 'reasoning',
+        tools: [{ name: 'search', description: 'Web search' }],
+        maxTokens: 1024,
+        stream: true,
+      });
+    });
+
+    it('maps sub-agent and turn payloads, and leaves an absent payload absent', () => {
+      const complete = { SpawnID: 'sp', Error: '', Iterations: 3, TokensUsed: { PromptTokens: 9 } };
+      expect(
+        accepted(line({ type: 'subagent.complete', payload: complete })).event.payload,
+      ).toEqual({ spawnId: 'sp', error: '', iterations: 3, tokensUsed: { inputTokens: 9 } });
+      const turn = JSON.parse(line({ type: 'agent.turn.start' })) as Record<string, unknown>;
+      delete turn.payload;
+      expect(accepted(JSON.stringify(turn)).event.payload).toBeUndefined();
+      expect(
+        accepted(line({ type: 'agent.turn.end', payload: { TurnID: 't1', Iteration: 2 } })).event
+          .payload,
+      ).toEqual({ turnId: 't1', iteration: 2 });
+    });
+
+    it('rejects a wrong-typed field, naming it', () => {
+      const usage = rejected(
+        line({ type: 'llm.response', payload: { Usage: { PromptTokens: 'many' } } }),
+      );
+      expect(usage).toMatchObject({ reason: 'wrong_type' });
+      expect(usage.message).toContain('payload.Usage.PromptTokens must be a non-negative integer');
+      const calls = rejected(line({ type: 'llm.response', payload: { ToolCalls: [{ ID: 7 }] } }));
+      expect(calls.message).toContain('payload.ToolCalls[0].ID must be a string');
+      const turn = rejected(line({ type: 'agent.turn.start', payload: 'now' }));
+      expect(turn.message).toContain('payload must be an object');
     });
   });
 

@@ -131,7 +131,7 @@ describe('encodeEnvelope() and decodeEnvelope()', () => {
 
   it('round-trip events of any type and payload, undefined included', () => {
     for (const payload of [undefined, null, 0, 'text', [1, 'two'], { a: { b: [null] } }]) {
-      const original = sourceEvent('llm.response', payload, 5n);
+      const original = sourceEvent('plan.update', payload, 5n);
       expect(replay(encodeEnvelope(original))).toEqual(original);
     }
   });
