@@ -33,6 +33,11 @@ Options:
   --live-interval DURATION    at most one in-flight snapshot span per running call this
                               often (1s); the first once a call has run this long
   --no-live-updates           export no in-flight snapshots, only finished calls
+  --exclude-events LIST       event types to leave out, comma-separated, prefixes with *
+                              (llm.stream.*,plan.*); repeatable
+  --trace-by MODE             causal-root (a trace per turn, default), session (one trace
+                              per session under a root span) or call
+  --agent-name NAME           gen_ai.agent.name of every span (default: the event's agent id)
   --shutdown-timeout DURATION how long SIGTERM/SIGINT may take to flush (10s)
   --status-interval DURATION  status line period on stderr, 0 for none (10s)
   -h, --help                  show this help
@@ -90,6 +95,9 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
         'idle-timeout': { type: 'string' },
         'live-interval': { type: 'string' },
         'no-live-updates': { type: 'boolean' },
+        'exclude-events': { type: 'string', multiple: true },
+        'trace-by': { type: 'string' },
+        'agent-name': { type: 'string' },
         'shutdown-timeout': { type: 'string' },
         'status-interval': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -142,6 +150,33 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
   }
   assign('liveIntervalMs', liveInterval);
   if (values['no-live-updates'] === true) options.liveUpdates = false;
+  if (values['exclude-events'] !== undefined) {
+    const patterns = values['exclude-events']
+      .flatMap((list) => list.split(','))
+      .map((pattern) => pattern.trim())
+      .filter((pattern) => pattern !== '');
+    for (const pattern of patterns) {
+      const star = pattern.indexOf('*');
+      if (star !== -1 && star !== pattern.length - 1) {
+        throw new ConfigurationError(
+          `--exclude-events takes event types or prefixes ending in *, got '${pattern}'`,
+          { setting: '--exclude-events' },
+        );
+      }
+    }
+    options.excludeEvents = patterns;
+  }
+  const traceBy = values['trace-by'];
+  if (traceBy !== undefined) {
+    if (traceBy !== 'causal-root' && traceBy !== 'session' && traceBy !== 'call') {
+      throw new ConfigurationError(
+        `--trace-by must be causal-root, session or call, got '${traceBy}'`,
+        { setting: '--trace-by' },
+      );
+    }
+    options.traceBy = traceBy;
+  }
+  if (values['agent-name'] !== undefined) options.agentName = values['agent-name'];
   assign('shutdownTimeoutMs', duration('shutdown-timeout', values['shutdown-timeout']));
   assign('statusIntervalMs', duration('status-interval', values['status-interval']));
   return { help: false, options };

@@ -23,6 +23,26 @@ export const ATTR_GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result';
 export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
 /** `gen_ai.agent.id`: the bus agent id. */
 export const ATTR_GEN_AI_AGENT_ID = 'gen_ai.agent.id';
+/** `gen_ai.agent.name`: the agent's name (option `agentName`, else the bus agent id). */
+export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name';
+/** `gen_ai.tool.description`: what the tool does, when the call or the model's request says. */
+export const ATTR_GEN_AI_TOOL_DESCRIPTION = 'gen_ai.tool.description';
+/** `gen_ai.request.model`: the model an `llm.request` asked for. */
+export const ATTR_GEN_AI_REQUEST_MODEL = 'gen_ai.request.model';
+/** `gen_ai.response.model`: the model that answered. */
+export const ATTR_GEN_AI_RESPONSE_MODEL = 'gen_ai.response.model';
+/** `gen_ai.usage.input_tokens`: prompt tokens of a model call (or a sub-agent's total). */
+export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
+/** `gen_ai.usage.output_tokens`: completion tokens of a model call (or a sub-agent's total). */
+export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
+/** `gen_ai.response.finish_reasons`: why the model stopped, as an array. */
+export const ATTR_GEN_AI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
+/** `gen_ai.response.time_to_first_chunk`: request to first streamed chunk, in seconds. */
+export const ATTR_GEN_AI_TIME_TO_FIRST_CHUNK = 'gen_ai.response.time_to_first_chunk';
+/** `gen_ai.request.max_tokens`: the most tokens the request allowed. */
+export const ATTR_GEN_AI_REQUEST_MAX_TOKENS = 'gen_ai.request.max_tokens';
+/** `gen_ai.request.temperature`: the sampling temperature asked for. */
+export const ATTR_GEN_AI_REQUEST_TEMPERATURE = 'gen_ai.request.temperature';
 /** `error.type`: what kind of failure ended the call. */
 export const ATTR_ERROR_TYPE = 'error.type';
 /** `exception.type` on the {@link EVENT_EXCEPTION} span event. */
@@ -30,8 +50,14 @@ export const ATTR_EXCEPTION_TYPE = 'exception.type';
 /** `exception.message` on the {@link EVENT_EXCEPTION} span event. */
 export const ATTR_EXCEPTION_MESSAGE = 'exception.message';
 
-/** Value of `gen_ai.operation.name` and the first word of every span name. */
+/** Value of `gen_ai.operation.name` and the first word of every tool span's name. */
 export const EXECUTE_TOOL = 'execute_tool';
+/** Value of `gen_ai.operation.name` on turn and sub-agent spans, and their names' first word. */
+export const INVOKE_AGENT = 'invoke_agent';
+/** Value of `gen_ai.operation.name` on model-call spans, and their names' first word. */
+export const CHAT = 'chat';
+/** First word of the root span's name with `traceBy: 'session'`. */
+export const SESSION = 'session';
 /** Value of `gen_ai.tool.type`: a bus tool is a function executed by the agent's side. */
 export const TOOL_TYPE_FUNCTION = 'function';
 /** Span event name of a failed call, per the OpenTelemetry exception conventions. */
@@ -39,8 +65,11 @@ export const EVENT_EXCEPTION = 'exception';
 
 /** `error.type` of a call that was cancelled (its `tool.result` carries `cancelled: true`). */
 export const ERROR_TYPE_CANCELLED = 'cancelled';
-/** `error.type` of a call whose result reports an error without naming its kind. */
-export const ERROR_TYPE_TOOL_ERROR = 'tool_error';
+/**
+ * `error.type` of a failure that names no kind of its own: the semantic conventions' fallback
+ * value for an error type that is not known.
+ */
+export const ERROR_TYPE_OTHER = '_OTHER';
 /** `error.type` of a call ended because it went quiet for `idleTimeoutMs`. */
 export const ERROR_TYPE_ABANDONED = 'abandoned';
 
@@ -68,6 +97,33 @@ export const ATTR_END_REASON = 'tooltrace.end_reason';
 export const ATTR_INVOKE_MISSING = 'tooltrace.invoke.missing';
 /** `tooltrace.invoke.late`: `true` when the `tool.invoke` arrived after its span was started. */
 export const ATTR_INVOKE_LATE = 'tooltrace.invoke.late';
+
+/** `tooltrace.span.kind`: what an agent span stands for: `session`, `turn`, `chat`, `subagent`. */
+export const ATTR_SPAN_KIND = 'tooltrace.span.kind';
+/** `tooltrace.turn.iteration`: which iteration of the agent loop a turn is. */
+export const ATTR_TURN_ITERATION = 'tooltrace.turn.iteration';
+/** `tooltrace.llm.request.id`: the id pairing an `llm.request` with its response. */
+export const ATTR_LLM_REQUEST_ID = 'tooltrace.llm.request.id';
+/** `tooltrace.llm.role`: the model role an `llm.request` asked for when it named no model. */
+export const ATTR_LLM_ROLE = 'tooltrace.llm.role';
+/** `tooltrace.llm.cost_usd`: what a model call (or a sub-agent) cost, in US dollars. */
+export const ATTR_LLM_COST_USD = 'tooltrace.llm.cost_usd';
+/** `tooltrace.llm.stream.chunks`: chunks a streamed model answer arrived in. */
+export const ATTR_LLM_STREAM_CHUNKS = 'tooltrace.llm.stream.chunks';
+/** `tooltrace.llm.tool_calls`: how many tool calls the model asked for. */
+export const ATTR_LLM_TOOL_CALLS = 'tooltrace.llm.tool_calls';
+/** `tooltrace.start_inferred`: `true` when the start event never came and the start is a guess. */
+export const ATTR_START_INFERRED = 'tooltrace.start_inferred';
+/** `tooltrace.subagent.spawn_id`: the id pairing a sub-agent's spawn with its completion. */
+export const ATTR_SUBAGENT_SPAWN_ID = 'tooltrace.subagent.spawn_id';
+/** `tooltrace.subagent.iterations`: iterations a sub-agent ran. */
+export const ATTR_SUBAGENT_ITERATIONS = 'tooltrace.subagent.iterations';
+/** `tooltrace.event.payload` on a span event made from another bus event; only with capture. */
+export const ATTR_EVENT_PAYLOAD = 'tooltrace.event.payload';
+/** `tooltrace.events.recorded`: other bus events kept as span events on this span. */
+export const ATTR_EVENTS_RECORDED = 'tooltrace.events.recorded';
+/** `tooltrace.events.coalesced`: other bus events only counted on this span. */
+export const ATTR_EVENTS_COALESCED = 'tooltrace.events.coalesced';
 
 /** `tooltrace.inflight`: `true` on an in-flight snapshot span, never on a final span. */
 export const ATTR_INFLIGHT = 'tooltrace.inflight';
@@ -102,7 +158,10 @@ export const ATTR_STREAM_PAYLOAD_BYTES = 'tooltrace.stream.payload.bytes';
 /** `tooltrace.stream.payload` on a stream span event; only with content capture. */
 export const ATTR_STREAM_PAYLOAD = 'tooltrace.stream.payload';
 
-/** Why a tool span ended: its result, idleness, the open-span bound, or shutdown. */
+/**
+ * Why a span ended: its result (or, for agent spans, their end event), idleness, the open-span
+ * bound, or shutdown.
+ */
 export type EndReason = 'result' | 'abandoned' | 'evicted' | 'shutdown';
 
 /**
@@ -144,6 +203,7 @@ export function toolCallAttributes(
   callId: string,
   sessionId: string,
   agentId: string,
+  agentName: string,
 ): Attributes {
   const attributes: Attributes = {
     [ATTR_GEN_AI_OPERATION_NAME]: EXECUTE_TOOL,
@@ -153,5 +213,16 @@ export function toolCallAttributes(
   if (callId !== '') attributes[ATTR_GEN_AI_TOOL_CALL_ID] = callId;
   if (sessionId !== '') attributes[ATTR_GEN_AI_CONVERSATION_ID] = sessionId;
   if (agentId !== '') attributes[ATTR_GEN_AI_AGENT_ID] = agentId;
+  if (agentName !== '') attributes[ATTR_GEN_AI_AGENT_NAME] = agentName;
   return attributes;
+}
+
+/** The name of a turn or sub-agent span: `invoke_agent {name}`, just `invoke_agent` without one. */
+export function agentSpanName(agentName: string): string {
+  return agentName === '' ? INVOKE_AGENT : `${INVOKE_AGENT} ${agentName}`;
+}
+
+/** The name of a model-call span: `chat {model}`, just `chat` when the model is unknown. */
+export function chatSpanName(model: string): string {
+  return model === '' ? CHAT : `${CHAT} ${model}`;
 }

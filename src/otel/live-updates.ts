@@ -9,6 +9,7 @@ import {
 import { VERSION } from '../version.js';
 import {
   ATTR_EVENT_ID,
+  ATTR_GEN_AI_OPERATION_NAME,
   ATTR_INFLIGHT,
   ATTR_INFLIGHT_UPDATE,
   ATTR_INFLIGHT_UPDATES,
@@ -191,7 +192,16 @@ export class LiveUpdates {
 
   /** What identifies the call (as on its final span), the marks, and its state so far. */
   #attributes(call: OpenCall, update: number): Attributes {
-    const attributes = toolCallAttributes(call.toolName, call.callId, call.sessionId, call.agentId);
+    const attributes = toolCallAttributes(
+      call.toolName,
+      call.callId,
+      call.sessionId,
+      call.agentId,
+      call.agentName,
+    );
+    // A snapshot is not a call: without the operation name, span metrics and TraceQL `rate()`
+    // over `gen_ai.operation.name=execute_tool` count each call once, by its final span.
+    delete attributes[ATTR_GEN_AI_OPERATION_NAME];
     if (call.invokeId !== '') attributes[ATTR_EVENT_ID] = call.invokeId;
     attributes[ATTR_INFLIGHT] = true;
     attributes[ATTR_INFLIGHT_UPDATE] = update;

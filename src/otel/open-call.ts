@@ -1,6 +1,8 @@
 import type { Attributes, HrTime, Span, SpanContext } from '@opentelemetry/api';
 import { TOOL_STREAM_PARTIAL, TOOL_STREAM_PROGRESS } from '../events/index.js';
 import {
+  ATTR_EVENTS_COALESCED,
+  ATTR_EVENTS_RECORDED,
   ATTR_STREAM_EVENTS_COALESCED,
   ATTR_STREAM_EVENTS_RECORDED,
   ATTR_STREAM_LAST_PROGRESS,
@@ -13,6 +15,8 @@ import {
   progressEventAttributes,
   toolSpanName,
 } from './attribute-names.js';
+import type { ScopeRunner } from '../bus/index.js';
+import { spanRunner } from './agent-span.js';
 import type { ContentCapture } from './content-capture.js';
 import { byTime, hrTimeFromUnixNano, hrTimeNear, millisecondsBetween } from './hr-time.js';
 import { payloadBytes } from './payload-bytes.js';
@@ -83,6 +87,10 @@ export class OpenCall {
   toolName: string;
   /** Agent id of the event that started the span, for in-flight snapshots. */
   readonly agentId: string;
+  /** `gen_ai.agent.name` of the span, for in-flight snapshots. */
+  agentName = '';
+  /** Span id of the span's parent (`''` for a root): the agent span it keeps busy. */
+  parentSpanId = '';
   /** Subscriber clock (ms) when the span started: when the call is due its first snapshot. */
   readonly openedAt: number;
   /** In-flight snapshots exported so far. */
@@ -110,6 +118,9 @@ export class OpenCall {
   /** The latest partial's payload, kept only with content capture, for in-flight snapshots. */
   #lastPartialPayload: unknown;
   readonly #settings: StreamSettings;
+  #busEventsRecorded = 0;
+  #busEventsCoalesced = 0;
+  #runner: ScopeRunner | undefined;
 
   constructor(
     span: Span,
@@ -227,7 +238,31 @@ export class OpenCall {
     const attributes = this.progressAttributes();
     attributes[ATTR_STREAM_EVENTS_RECORDED] = this.#recorded;
     attributes[ATTR_STREAM_EVENTS_COALESCED] = this.streamEventCount - this.#recorded;
+    if (this.#busEventsRecorded + this.#busEventsCoalesced > 0) {
+      attributes[ATTR_EVENTS_RECORDED] = this.#busEventsRecorded;
+      attributes[ATTR_EVENTS_COALESCED] = this.#busEventsCoalesced;
+    }
     return attributes;
+  }
+
+  /**
+   * Adds a span event for another bus event the call caused (a `plan.update` its tool emitted),
+   * unless `max` are kept already: the rest are only counted.
+   */
+  addBusEvent(name: string, attributes: Attributes, unixNano: bigint, max: number): boolean {
+    if (unixNano > this.lastUnixNano) this.lastUnixNano = unixNano;
+    if (this.#busEventsRecorded >= max) {
+      this.#busEventsCoalesced += 1;
+      return false;
+    }
+    this.#busEventsRecorded += 1;
+    this.span.addEvent(name, attributes, this.hrTime(unixNano));
+    return true;
+  }
+
+  /** Runs handler code with this call's span active, so spans the tool starts are its children. */
+  get runner(): ScopeRunner {
+    return (this.#runner ??= spanRunner(this.span));
   }
 
   /**

@@ -56,11 +56,13 @@ export interface TraceToolCallsOptions {
    */
   maxOpenSpans?: number;
   /**
-   * How a call without a parent span is given a trace: `causal-root` shares one trace among
-   * every call under the same root event, `session` one trace per session id (falling back to
-   * the causal root for events without one), `call` a trace per call. Grouping needs a
-   * {@link DerivedIdGenerator} on the provider and in `idGenerator`; without it every
-   * parentless call starts its own trace.
+   * How traces are cut. `causal-root` (the default): each agent turn is the root of its own
+   * trace (all of a session's traces share `gen_ai.conversation.id`), and a call outside any turn
+   * shares one trace with every call under the same root event. `session`: one trace per session
+   * under a root span `session {session id}` that lasts from `io.session.start` to
+   * `io.session.end`, as the Go original draws it. `call`: a trace per parentless call.
+   * Grouping parentless calls (not turns) needs a {@link DerivedIdGenerator} on the provider
+   * and in `idGenerator`; without it every parentless call starts its own trace.
    * @default 'causal-root'
    */
   traceBy?: TraceBy;
@@ -118,6 +120,19 @@ export interface TraceToolCallsOptions {
    */
   liveIntervalMs?: number;
   /**
+   * The agent's name: `gen_ai.agent.name` on every span and the name of turn spans
+   * (`invoke_agent {agentName}`).
+   * @default the event's agent id (`causation.agentId`), else none
+   */
+  agentName?: string;
+  /**
+   * Event types to leave out of tracing entirely: exact names (`io.output`) or prefixes ending in
+   * `*` (`llm.stream.*`, `plan.*`), like the Go original's `exclude_events`. Excluding
+   * `tool.*` would drop tool spans too; that is allowed.
+   * @default none
+   */
+  excludeEvents?: readonly string[];
+  /**
    * Where in-flight snapshots go, for instance a provider with a `SimpleSpanProcessor` or a
    * short-delay `BatchSpanProcessor` when the main one waits seconds between exports (the SDK's
    * default `OTEL_BSP_SCHEDULE_DELAY` is 5000 ms). Give it the same `idGenerator` as the main
@@ -143,6 +158,8 @@ export interface ResolvedOptions {
   readonly maxRememberedEvents: number;
   readonly stableEventId: ((event: BusEvent) => string) | undefined;
   readonly onSpanEnd: ((span: Span, reason: EndReason) => void) | undefined;
+  readonly agentName: string;
+  readonly excludeEvents: readonly string[];
   readonly liveUpdates: boolean;
   readonly liveIntervalMs: number;
   readonly liveTracerProvider: TracerProvider | undefined;
@@ -211,6 +228,8 @@ export function resolveOptions(
     liveUpdates,
     liveIntervalMs: checkInteger(options.liveIntervalMs, 'liveIntervalMs', 1000, 10),
     liveTracerProvider: checkObject(options.liveTracerProvider, 'liveTracerProvider'),
+    agentName: checkString(options.agentName, 'agentName'),
+    excludeEvents: checkPatterns(options.excludeEvents),
   };
 }
 
@@ -231,6 +250,39 @@ function checkInteger(value: unknown, name: string, fallback: number, minimum: n
     );
   }
   return value;
+}
+
+function checkString(value: unknown, name: string): string {
+  if (value === undefined) return '';
+  if (typeof value !== 'string') {
+    throw new ConfigurationError(`options.${name} must be a string, got ${typeof value}`, {
+      setting: name,
+    });
+  }
+  return value;
+}
+
+function checkPatterns(value: unknown): readonly string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    throw new ConfigurationError('options.excludeEvents must be an array of event types', {
+      setting: 'excludeEvents',
+    });
+  }
+  for (const [index, pattern] of value.entries()) {
+    const star = typeof pattern === 'string' ? pattern.indexOf('*') : -1;
+    if (
+      typeof pattern !== 'string' ||
+      pattern === '' ||
+      (star !== -1 && star !== pattern.length - 1)
+    ) {
+      throw new ConfigurationError(
+        `options.excludeEvents[${index}] must be an event type or a prefix ending in *, got ${JSON.stringify(pattern)}`,
+        { setting: 'excludeEvents' },
+      );
+    }
+  }
+  return [...(value as string[])];
 }
 
 function checkFunction<T>(value: T | undefined, name: string): T | undefined {

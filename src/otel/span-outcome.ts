@@ -11,7 +11,7 @@ import {
   ATTR_TOOL_CANCELLED,
   ERROR_TYPE_ABANDONED,
   ERROR_TYPE_CANCELLED,
-  ERROR_TYPE_TOOL_ERROR,
+  ERROR_TYPE_OTHER,
   EVENT_EXCEPTION,
   type EndReason,
 } from './attribute-names.js';
@@ -26,7 +26,7 @@ export type MessageFilter = (message: string) => string;
 /**
  * Writes the outcome of a call that ended with its `tool.result` onto its span: the stream
  * summary, status OK, or status ERROR with `error.type` (`cancelled` for a cancelled call, which
- * also gets `tooltrace.tool.cancelled=true`; the result's `errorType`, else `tool_error`) and an
+ * also gets `tooltrace.tool.cancelled=true`; the result's `errorType`, else `_OTHER`) and an
  * `exception` event at the result's time; the output only with content capture.
  */
 export function applyResult(
@@ -54,7 +54,7 @@ export function applyResult(
     ? ERROR_TYPE_CANCELLED
     : result.errorType !== ''
       ? result.errorType
-      : ERROR_TYPE_TOOL_ERROR;
+      : ERROR_TYPE_OTHER;
   const message = filterMessage(result.error !== '' ? result.error : 'cancelled');
   attributes[ATTR_ERROR_TYPE] = errorType;
   if (result.cancelled) attributes[ATTR_TOOL_CANCELLED] = true;

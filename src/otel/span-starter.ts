@@ -6,7 +6,9 @@ import {
   trace,
   type Attributes,
   type Context,
+  type Link,
   type Span,
+  type SpanOptions,
   type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
@@ -19,12 +21,13 @@ import {
   ATTR_EVENT_SEQUENCE,
   ATTR_EVENT_SOURCE,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_TOOL_DESCRIPTION,
   ATTR_PARENT_CALL_ID,
   ATTR_TURN_ID,
   toolCallAttributes,
   toolSpanName,
 } from './attribute-names.js';
-import type { CausalIndex } from './causal-index.js';
+import type { CausalAncestry, CausalIndex } from './causal-index.js';
 import type { ContentCapture } from './content-capture.js';
 import type { ErrorReporter } from './error-reporter.js';
 import { hrTimeFromUnixNano } from './hr-time.js';
@@ -47,6 +50,37 @@ export interface SpanStart {
   readonly event: BusEvent;
   /** The context to use when there is no causal ancestor span and no hook. */
   readonly activeContext: Context;
+  /** The turn the payload names (`''` when none): the parent when no causal ancestor is a span. */
+  readonly turnId: string;
+  /** Links to add, for instance to the `chat` span whose answer asked for the call. */
+  readonly links?: Link[];
+}
+
+/** A tool span just started, and the id of its parent span (`''` for a root). */
+export interface StartedSpan {
+  readonly span: Span;
+  readonly parentSpanId: string;
+}
+
+/** The agent spans that hold work whose events have no causal ancestor span. */
+export interface Containers {
+  /** The open turn named `turnId` in the event's session, if any. */
+  named(event: BusEvent, turnId: string): SpanContext | undefined;
+  /** The newest open turn (or sub-agent, or session root) the event belongs to, if any. */
+  newest(event: BusEvent): SpanContext | undefined;
+}
+
+/** What {@link SpanStarter.open} starts a span from. */
+export interface OpenRequest {
+  readonly name: string;
+  readonly startUnixNano: bigint;
+  readonly attributes: Attributes;
+  readonly parentContext: Context;
+  /** What the span id is derived from (`''`: no derived id). */
+  readonly selfKey: string;
+  /** What a root span's trace id is derived from; asked only for a root span. */
+  readonly traceKey: () => string;
+  readonly links?: Link[] | undefined;
 }
 
 const INVALID: SpanContext = { traceId: '', spanId: '', traceFlags: 0 };
@@ -64,6 +98,9 @@ export class SpanStarter {
   readonly #errors: ErrorReporter;
   readonly #capture: ContentCapture | undefined;
   #idGeneratorChecked = false;
+  #containers: Containers | undefined;
+  #describe: ((sessionId: string, toolName: string) => string | undefined) | undefined;
+  #openAgentSpan: ((id: string) => SpanContext | undefined) | undefined;
 
   constructor(
     tracer: Tracer,
@@ -79,7 +116,7 @@ export class SpanStarter {
     this.#capture = capture;
   }
 
-  start(start: SpanStart): Span {
+  start(start: SpanStart): StartedSpan {
     const selfKey = start.invokeId !== '' ? start.invokeId : callKey(start);
     const ancestry = this.#index.ancestry(start.parentId, selfKey, this.#openSpanContext);
     let parent = ancestry.parent;
@@ -87,28 +124,50 @@ export class SpanStarter {
       parent = this.#open.byCallId(start.sessionId, start.parentCallId)?.spanContext;
     }
     const parentContext =
-      parent !== undefined ? trace.setSpanContext(ROOT_CONTEXT, parent) : this.#fallback(start);
+      parent !== undefined
+        ? trace.setSpanContext(ROOT_CONTEXT, parent)
+        : this.fallbackContext(
+            start.event,
+            start.activeContext,
+            () => this.#containers?.named(start.event, start.turnId),
+            () => this.#containers?.newest(start.event),
+          );
+    const span = this.open({
+      name: toolSpanName(start.name),
+      startUnixNano: start.startUnixNano,
+      attributes: start.attributes,
+      parentContext,
+      selfKey,
+      traceKey: () => this.#traceKey(start.sessionId, selfKey, ancestry.rootId),
+      links: start.links,
+    });
+    return { span, parentSpanId: trace.getSpanContext(parentContext)?.spanId ?? '' };
+  }
+
+  /**
+   * Starts a span (kind INTERNAL) under `parentContext`, giving it derived ids when a
+   * `DerivedIdGenerator` is in use: the span id from `selfKey`, and for a root span the trace id
+   * from `traceKey()`.
+   */
+  open(request: OpenRequest): Span {
+    const { selfKey, parentContext } = request;
     const generator = this.#options.idGenerator;
     let spanId: string | undefined;
     if (generator !== undefined && selfKey !== '') {
       spanId = generator.spanIdFor(selfKey);
       const root = !isSpanContextValid(trace.getSpanContext(parentContext) ?? INVALID);
-      const traceId = root
-        ? generator.traceIdFor(this.#traceKey(start, selfKey, ancestry.rootId))
-        : undefined;
+      const traceId = root ? generator.traceIdFor(request.traceKey()) : undefined;
       generator.queue(traceId, spanId);
     }
     let span: Span;
     try {
-      span = this.#tracer.startSpan(
-        toolSpanName(start.name),
-        {
-          kind: SpanKind.INTERNAL,
-          startTime: hrTimeFromUnixNano(start.startUnixNano),
-          attributes: start.attributes,
-        },
-        parentContext,
-      );
+      const options: SpanOptions = {
+        kind: SpanKind.INTERNAL,
+        startTime: hrTimeFromUnixNano(request.startUnixNano),
+        attributes: request.attributes,
+      };
+      if (request.links !== undefined && request.links.length > 0) options.links = request.links;
+      span = this.#tracer.startSpan(request.name, options, parentContext);
     } finally {
       generator?.clearQueue();
     }
@@ -124,6 +183,41 @@ export class SpanStarter {
     return span;
   }
 
+  /**
+   * Where to look when an event has no causal ancestor span: the agent span (a turn, a
+   * sub-agent, the session) that holds work without one.
+   */
+  setContainers(containers: Containers): void {
+    this.#containers = containers;
+  }
+
+  /**
+   * The parent of a span whose event has no causal ancestor span: a container chosen by an
+   * explicit id (`explicit()`, a turn named by the payload) first, then the `parentContext` hook
+   * or the context active at dispatch when it holds a span, then `heuristic()` (the newest open
+   * turn of the session), else none.
+   */
+  fallbackContext(
+    event: BusEvent,
+    activeContext: Context,
+    explicit: () => SpanContext | undefined,
+    heuristic: () => SpanContext | undefined,
+  ): Context {
+    const chosen = explicit();
+    if (chosen !== undefined) return trace.setSpanContext(ROOT_CONTEXT, chosen);
+    return this.#fallback(event, activeContext, heuristic);
+  }
+
+  /** The id the ancestor walk starts from and the span it finds, for agent spans. */
+  ancestry(parentId: string, selfKey: string): CausalAncestry {
+    return this.#index.ancestry(parentId, selfKey, this.#openSpanContext);
+  }
+
+  /** The key a root span's trace id is derived from, per `traceBy`. */
+  traceKeyOf(sessionId: string, selfKey: string, rootId: string): string {
+    return this.#traceKey(sessionId, selfKey, rootId);
+  }
+
   /** The attributes of a span started by its `tool.invoke`. */
   invokeAttributes(event: BusEvent, invokeId: string, fields: InvokeFields): Attributes {
     const attributes = this.commonAttributes(event, fields.callId, fields.name);
@@ -136,6 +230,11 @@ export class SpanStarter {
     }
     if (fields.turnId !== '') attributes[ATTR_TURN_ID] = fields.turnId;
     if (fields.parentCallId !== '') attributes[ATTR_PARENT_CALL_ID] = fields.parentCallId;
+    const description =
+      fields.description !== ''
+        ? fields.description
+        : (this.#describe?.(causation.sessionId, fields.name) ?? '');
+    if (description !== '') attributes[ATTR_GEN_AI_TOOL_DESCRIPTION] = description;
     if (this.#capture !== undefined && fields.arguments !== undefined) {
       const text = this.#capture.text(ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, fields.arguments);
       if (text !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = text;
@@ -159,8 +258,14 @@ export class SpanStarter {
     const callId = fromResult?.callId ?? streamCallId(first.payload);
     const { sessionId, parentId } = first.causation;
     const attributes = this.commonAttributes(first, callId, name);
-    const turnId = (first.payload as { turn_id?: unknown } | null | undefined)?.turn_id;
-    if (typeof turnId === 'string' && turnId !== '') attributes[ATTR_TURN_ID] = turnId;
+    const payloadTurnId = (first.payload as { turn_id?: unknown } | null | undefined)?.turn_id;
+    const turnId =
+      typeof payloadTurnId === 'string'
+        ? payloadTurnId
+        : fromResult !== undefined
+          ? fromResult.turnId
+          : '';
+    if (turnId !== '') attributes[ATTR_TURN_ID] = turnId;
     const keyedByInvoke = heldKey !== '' && heldKey === parentId;
     return {
       name,
@@ -173,35 +278,62 @@ export class SpanStarter {
       attributes,
       event: first,
       activeContext,
+      turnId,
     };
   }
 
   /** The attributes every tool span has, from whatever event started it. */
   commonAttributes(event: BusEvent, callId: string, name: string): Attributes {
     const causation = event.causation;
-    const attributes = toolCallAttributes(name, callId, causation.sessionId, causation.agentId);
+    const agentName = this.#options.agentName || causation.agentId;
+    const attributes = toolCallAttributes(
+      name,
+      callId,
+      causation.sessionId,
+      causation.agentId,
+      agentName,
+    );
     attributes[ATTR_DEPTH] = causation.depth;
     return attributes;
   }
 
   readonly #openSpanContext = (id: string): SpanContext | undefined =>
-    this.#open.byInvokeId(id)?.spanContext;
+    this.#open.byInvokeId(id)?.spanContext ?? this.#openAgentSpan?.(id);
 
-  #fallback(start: SpanStart): Context {
-    const hook = this.#options.parentContext;
-    if (hook === undefined) return start.activeContext;
-    try {
-      return hook(start.event) ?? ROOT_CONTEXT;
-    } catch (error) {
-      this.#errors.report('hook', error);
-      return ROOT_CONTEXT;
-    }
+  /** Where tool descriptions come from when the invoke has none (an `llm.request`'s tools). */
+  setDescriptions(describe: (sessionId: string, toolName: string) => string | undefined): void {
+    this.#describe = describe;
   }
 
-  #traceKey(start: SpanStart, selfKey: string, rootId: string): string {
+  /** Also looks up open agent spans (by the id of the event that started them) in walks. */
+  setOpenAgentSpans(lookup: (id: string) => SpanContext | undefined): void {
+    this.#openAgentSpan = lookup;
+  }
+
+  #fallback(
+    event: BusEvent,
+    activeContext: Context,
+    heuristic: () => SpanContext | undefined,
+  ): Context {
+    const hook = this.#options.parentContext;
+    let context = activeContext;
+    if (hook !== undefined) {
+      try {
+        context = hook(event) ?? ROOT_CONTEXT;
+      } catch (error) {
+        this.#errors.report('hook', error);
+        context = ROOT_CONTEXT;
+      }
+    }
+    if (isSpanContextValid(trace.getSpanContext(context) ?? INVALID)) return context;
+    const container = heuristic();
+    return container === undefined ? context : trace.setSpanContext(context, container);
+  }
+
+  #traceKey(sessionId: string, selfKey: string, rootId: string): string {
     const traceBy = this.#options.traceBy;
     if (traceBy === 'call') return `call\u0000${selfKey}`;
-    if (traceBy === 'session' && start.sessionId !== '') return `session\u0000${start.sessionId}`;
+    if (traceBy === 'session' && sessionId !== '') return `session\u0000${sessionId}`;
     return `root\u0000${rootId}`;
   }
 }

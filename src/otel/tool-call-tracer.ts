@@ -4,7 +4,7 @@ import {
   trace,
   type TracerProvider,
 } from '@opentelemetry/api';
-import type { BusEvent, EventBus } from '../bus/index.js';
+import type { BusEvent, EventBus, ScopeRunner } from '../bus/index.js';
 import {
   TOOL_INVOKE,
   TOOL_RESULT,
@@ -13,7 +13,10 @@ import {
   type ToolStreamProgress,
 } from '../events/index.js';
 import { VERSION } from '../version.js';
-import type { EndReason } from './attribute-names.js';
+import { ATTR_GEN_AI_AGENT_NAME, type EndReason } from './attribute-names.js';
+import { AgentTracer } from './agent-tracer.js';
+import { GenerationalMap } from './generational-map.js';
+import { eventTypeFilter } from './event-type-filter.js';
 import { flushProviders } from './flush-provider.js';
 import { CausalIndex } from './causal-index.js';
 import { ContentCapture } from './content-capture.js';
@@ -43,6 +46,8 @@ const MAX_HELD_PER_CALL = 256;
 const MAX_HELD_CALLS = 1024;
 /** The subscriber runs before every other handler, so it sees a `tool.invoke` first. */
 const FIRST = Number.MIN_SAFE_INTEGER;
+/** Vetoable events (`before:tool.result`) are announcements, not events of their own. */
+const BEFORE_PREFIX = 'before:';
 /** The key the redact hook sees for error messages. */
 const ERROR_MESSAGE_KEY = 'error.message';
 
@@ -71,7 +76,13 @@ export class ToolCallTracer {
   readonly #live: LiveUpdates | undefined;
   readonly #idOf: (event: BusEvent) => string;
   readonly #sweepIntervalMs: number;
+  readonly #agent: AgentTracer;
+  /** `true` for event types left out by `excludeEvents`; `undefined` when nothing is. */
+  readonly #excluded: ((type: string) => boolean) | undefined;
+  /** Start times of ended calls without invoke ids, by call key: tells a replay from a reuse. */
+  readonly #endedStarts: GenerationalMap<bigint>;
   readonly #unsubscribe: () => void;
+  readonly #removeScope: () => void;
   #timer: NodeJS.Timeout | undefined;
   /** Subscriber clock (ms), refreshed on every invoke and every sweep. */
   #now = Date.now();
@@ -84,6 +95,7 @@ export class ToolCallTracer {
     duplicateEvents: 0,
     lateEvents: 0,
     unpairedEvents: 0,
+    reusedCallIds: 0,
   };
   readonly #ended: Record<EndReason, number> = { result: 0, abandoned: 0, evicted: 0, shutdown: 0 };
 
@@ -113,12 +125,28 @@ export class ToolCallTracer {
       errors: this.#errors,
     });
     this.#idOf = stableEventIdReader(options.stableEventId, this.#errors);
+    this.#agent = new AgentTracer({
+      options,
+      starter: this.#starter,
+      index: this.#index,
+      errors: this.#errors,
+      capture: this.#capture,
+      idOf: this.#idOf,
+      openCall: (id) => this.#open.byInvokeId(id),
+      filterMessage: this.#filterMessage,
+    });
+    this.#starter.setContainers(this.#agent.containers);
+    this.#starter.setOpenAgentSpans(this.#agent.openSpanContext);
+    this.#starter.setDescriptions(this.#agent.describe);
+    this.#excluded = eventTypeFilter(options.excludeEvents);
+    this.#endedStarts = new GenerationalMap(options.maxRememberedEvents);
     const shortest = Math.min(options.idleTimeoutMs, options.reorderWindowMs || Infinity);
     this.#sweepIntervalMs = Math.max(10, Math.min(1000, Math.floor(shortest / 2)));
     this.#unsubscribe = bus.subscribeAll(this.#onEvent, {
       priority: FIRST,
       source: 'tooltrace.otel',
     });
+    this.#removeScope = bus.addDispatchScope(this.#scopeFor);
   }
 
   stats(): ToolCallTracingStats {
@@ -128,6 +156,7 @@ export class ToolCallTracer {
       ...this.#counts,
       inflightUpdates: this.#live?.exported ?? 0,
       spansEnded: { ...this.#ended },
+      agent: this.#agent.stats(),
       errors: { ...this.#errors.counts },
     };
   }
@@ -145,11 +174,13 @@ export class ToolCallTracer {
     if (this.#closed) return;
     this.#closed = true;
     this.#unsubscribe();
+    this.#removeScope();
     this.#stopTimer();
     this.#live?.close();
     try {
       for (const held of this.#held.takeAll()) this.#promote(held);
       for (const call of this.#open) this.#endUnfinished(call, 'shutdown');
+      this.#agent.close();
     } catch (error) {
       this.#errors.report('tracer', error);
     }
@@ -158,17 +189,55 @@ export class ToolCallTracer {
   readonly #onEvent = (event: BusEvent): void => {
     try {
       const type = event.type;
+      if (this.#excluded?.(type) === true) return;
       if (type === TOOL_STREAM_PARTIAL) this.#onStream(event, PARTIAL);
       else if (type === TOOL_STREAM_PROGRESS) this.#onStream(event, PROGRESS);
       else if (type === TOOL_INVOKE) this.#onInvoke(event);
       else if (type === TOOL_RESULT) this.#onResult(event);
-      else {
-        const id = this.#idOf(event);
-        if (id !== '') this.#index.rememberEvent(id, event.causation.parentId);
-      }
+      else this.#onOther(event);
     } catch (error) {
       this.#errors.report('tracer', error);
     }
+  };
+
+  /** Agent events become agent spans; any other event a span event where it belongs. */
+  #onOther(event: BusEvent): void {
+    const now = Date.now();
+    this.#now = now;
+    const handled = this.#agent.onEvent(event, now);
+    const id = this.#idOf(event);
+    // Start and end events of agent spans put themselves in the index; the rest lead to their parent.
+    if (!handled) {
+      if (id !== '') this.#index.rememberEvent(id, event.causation.parentId);
+      // A vetoable `before:` event announces the real one, which is recorded when it comes.
+      if (!event.type.startsWith(BEFORE_PREFIX)) this.#agent.recordBusEvent(event, now);
+    } else if (
+      id !== '' &&
+      !this.#index.knows(id) &&
+      this.#agent.openSpanContext(id) === undefined
+    ) {
+      this.#index.rememberEvent(id, event.causation.parentId);
+    }
+    if (this.#agent.openCount > 0) this.#ensureTimer();
+  }
+
+  /**
+   * The scope the handlers of `event` run in: a `tool.invoke`'s handlers (the plugin that runs
+   * the tool) run inside the call's span, those of an agent start event inside its span. So
+   * spans that tool code starts, and the HTTP client spans auto-instrumentation makes for it,
+   * are children of the span, across awaits and generator yields.
+   */
+  readonly #scopeFor = (event: BusEvent): ScopeRunner | undefined => {
+    if (event.type === TOOL_INVOKE) {
+      const id = this.#idOf(event);
+      if (id !== '') return this.#open.byInvokeId(id)?.runner;
+      const callId = readInvoke(event.payload).callId;
+      return this.#open.pairsByCallId
+        ? this.#open.byCallId(event.causation.sessionId, callId)?.runner
+        : undefined;
+    }
+    if (event.type === TOOL_STREAM_PARTIAL || event.type === TOOL_STREAM_PROGRESS) return undefined;
+    return this.#agent.scopeFor(event);
   };
 
   #onStream(event: BusEvent, kind: StreamKind): void {
@@ -218,10 +287,22 @@ export class ToolCallTracer {
         return;
       }
     }
-    const seenKey = invokeId !== '' ? invokeId : callKey({ sessionId, callId: fields.callId });
-    if (this.#index.endedCall(seenKey) !== undefined) {
-      this.#counts.duplicateEvents += 1;
-      return;
+    if (open !== undefined) this.#counts.reusedCallIds += 1;
+    if (invokeId !== '') {
+      if (this.#index.endedCall(invokeId) !== undefined) {
+        this.#counts.duplicateEvents += 1;
+        return;
+      }
+    } else {
+      // Without event ids, an ended call with the same key is this very line replayed (same
+      // time) or the call id used again in the session for a new call.
+      const key = callKey({ sessionId, callId: fields.callId });
+      const endedStart = key === '' ? undefined : this.#endedStarts.get(key);
+      if (endedStart === event.timeUnixNano) {
+        this.#counts.duplicateEvents += 1;
+        return;
+      }
+      if (endedStart !== undefined) this.#counts.reusedCallIds += 1;
     }
     const call = this.#start(
       {
@@ -235,6 +316,8 @@ export class ToolCallTracer {
         attributes: this.#starter.invokeAttributes(event, invokeId, fields),
         event,
         activeContext: contextApi.active(),
+        turnId: fields.turnId,
+        links: this.#agent.linksFor(sessionId, fields.callId),
       },
       false,
     );
@@ -340,8 +423,12 @@ export class ToolCallTracer {
     if (oldest !== undefined && this.#open.size >= this.#options.maxOpenSpans) {
       this.#endUnfinished(oldest, 'evicted');
     }
-    const span = this.#starter.start(start);
+    const { span, parentSpanId } = this.#starter.start(start);
     const call = new OpenCall(span, start, start.startUnixNano, this.#now, orphan, this.#settings);
+    const agentName = start.attributes[ATTR_GEN_AI_AGENT_NAME];
+    if (typeof agentName === 'string') call.agentName = agentName;
+    call.parentSpanId = parentSpanId;
+    this.#agent.childStarted(parentSpanId, start.startUnixNano, this.#now);
     this.#open.add(call);
     this.#counts.spansStarted += 1;
     this.#ensureTimer();
@@ -370,8 +457,12 @@ export class ToolCallTracer {
     // Late events can only be recognized by call key once events without invoke ids exist.
     if (call.invokeId === '' || this.#open.pairsByCallId) {
       const key = callKey(call);
-      if (key !== '') this.#index.rememberEndedCall(key, call.spanContext);
+      if (key !== '') {
+        this.#index.rememberEndedCall(key, call.spanContext);
+        if (call.invokeId === '') this.#endedStarts.set(key, call.startUnixNano);
+      }
     }
+    this.#agent.childStarted(call.parentSpanId, endUnixNano, this.#now);
     this.#counts.streamEventsCoalesced += call.coalescedCount;
     this.#ended[reason] += 1;
     this.#live?.finish(call);
@@ -410,10 +501,15 @@ export class ToolCallTracer {
         this.#promote(held);
       }
       const idleSince = now - this.#options.idleTimeoutMs;
+      const busy = new Set<string>();
       for (const call of this.#open) {
         if (call.lastActivity <= idleSince) this.#endUnfinished(call, 'abandoned');
+        else busy.add(call.parentSpanId);
       }
-      if (this.#open.size === 0 && this.#held.callCount === 0) this.#stopTimer();
+      if (this.#agent.openCount > 0) this.#agent.sweep(idleSince, busy);
+      if (this.#open.size === 0 && this.#held.callCount === 0 && this.#agent.openCount === 0) {
+        this.#stopTimer();
+      }
     } catch (error) {
       this.#errors.report('tracer', error);
     }

@@ -12,6 +12,8 @@ export interface InvokeFields {
   arguments: unknown;
   turnId: string;
   parentCallId: string;
+  /** What the tool does, when the invoke says (`description`); `''` otherwise. */
+  description: string;
 }
 
 /** The fields of a `tool.result` payload tooltrace uses. */
@@ -52,6 +54,8 @@ interface LoosePayload {
   Cancelled?: unknown;
   tool_id?: unknown;
   tool_name?: unknown;
+  description?: unknown;
+  Description?: unknown;
 }
 
 const EMPTY: LoosePayload = {};
@@ -73,6 +77,7 @@ export function readInvoke(payload: unknown): InvokeFields {
     arguments: fields.arguments ?? fields.Arguments,
     turnId: text(fields.turnId ?? fields.TurnID),
     parentCallId: text(fields.parentCallId ?? fields.ParentCallID),
+    description: text(fields.description ?? fields.Description),
   };
 }
 

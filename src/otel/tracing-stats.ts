@@ -1,4 +1,5 @@
 import type { EndReason } from './attribute-names.js';
+import type { AgentTracingStats } from './agent-tracer.js';
 import type { SwallowedErrorKind } from './error-reporter.js';
 
 /** Counters of a {@link ToolCallTracing}, from {@link ToolCallTracing.stats}. */
@@ -22,6 +23,13 @@ export interface ToolCallTracingStats {
   lateEvents: number;
   /** Stream events that name no call at all (no parent id, no tool id), ignored. */
   unpairedEvents: number;
+  /**
+   * `tool.invoke`s that used a tool call id again in the same session (after its result, or
+   * while the first call with it was still open): each is a call of its own, counted here.
+   */
+  reusedCallIds: number;
+  /** Turn, model-call, sub-agent and session spans, and the other bus events placed on spans. */
+  agent: AgentTracingStats;
   /** In-flight snapshot spans exported while calls ran (see `liveUpdates`). */
   inflightUpdates: number;
   /**

@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT, trace, TraceFlags, type Context } from '@opentelemetry/api';
 import { newEventId, type BusEvent, type EventBus, type EventInit } from '../bus/index.js';
 import { ATTR_END_REASON } from '../otel/index.js';
-import { TOOL_INVOKE } from '../events/index.js';
+import { IO_SESSION_START, TOOL_INVOKE } from '../events/index.js';
 import {
   decodeEnvelope,
   LineSplitter,
@@ -69,6 +69,11 @@ export class EventPipeline {
   #fallbackTracker: CheckpointTracker | undefined;
   /** Which tracker holds each pinned span. */
   readonly #pinnedBy = new WeakMap<object, CheckpointTracker>();
+  /**
+   * The session last started (`io.session.start`) on each source: lines of that source without a
+   * `session_id` belong to it, as in a Nexus journal, where only that event names the session.
+   */
+  readonly #sessions = new Map<string, string>();
 
   constructor(options: EventPipelineOptions) {
     this.#bus = options.bus;
@@ -214,6 +219,7 @@ export class EventPipeline {
     lineEnd: number,
   ): true | string {
     const init = result.event;
+    this.#assignSession(init, sourceName);
     if (!result.hasEventId) {
       init.id = newEventId();
       this.#rememberSynthetic(init.id);
@@ -234,6 +240,25 @@ export class EventPipeline {
     } finally {
       this.#dispatch = undefined;
       tracker?.lineDone(root, lineEnd);
+    }
+  }
+
+  /** Fills a line's empty session from the last `io.session.start` of its source. */
+  #assignSession(init: EventInit, sourceName: string): void {
+    const causation = init.causation!;
+    if (init.type === IO_SESSION_START) {
+      const payload = init.payload as Record<string, unknown> | null | undefined;
+      const named = payload?.session_id ?? payload?.sessionId ?? payload?.SessionID;
+      const sessionId = typeof named === 'string' && named !== '' ? named : causation.sessionId;
+      if (sessionId !== undefined && sessionId !== '') {
+        this.#sessions.set(sourceName, sessionId);
+        causation.sessionId = sessionId;
+      }
+      return;
+    }
+    if (causation.sessionId === '' || causation.sessionId === undefined) {
+      const sessionId = this.#sessions.get(sourceName);
+      if (sessionId !== undefined) causation.sessionId = sessionId;
     }
   }
 

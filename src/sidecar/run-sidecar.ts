@@ -97,6 +97,9 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
     ...(options.liveUpdates === undefined ? {} : { liveUpdates: options.liveUpdates }),
     ...(options.liveIntervalMs === undefined ? {} : { liveIntervalMs: options.liveIntervalMs }),
+    ...(options.excludeEvents === undefined ? {} : { excludeEvents: options.excludeEvents }),
+    ...(options.traceBy === undefined ? {} : { traceBy: options.traceBy }),
+    ...(options.agentName === undefined ? {} : { agentName: options.agentName }),
   });
 
   let stopping: Promise<number> | undefined;

@@ -1,3 +1,4 @@
+import type { TraceBy } from '../otel/index.js';
 import type { Readable } from 'node:stream';
 
 /** Options for {@link runSidecar}; the `tooltrace sidecar` flags map onto these one to one. */
@@ -58,6 +59,15 @@ export interface SidecarOptions {
   liveUpdates?: boolean;
   /** At most one in-flight snapshot per call per this many milliseconds. @default 1000 */
   liveIntervalMs?: number;
+  /**
+   * Event types to leave out of tracing: exact names or prefixes ending in `*` (see
+   * `traceToolCalls`' `excludeEvents`). @default none
+   */
+  excludeEvents?: string[];
+  /** How traces are cut: `causal-root` (a trace per turn), `session` or `call`. @default 'causal-root' */
+  traceBy?: TraceBy;
+  /** `gen_ai.agent.name` of every span and the name of turn spans. @default the event's agent id */
+  agentName?: string;
   /**
    * How often the checkpoint file is written.
    * @default 1000

@@ -50,6 +50,7 @@ describe.each<Encoding>(['json', 'proto'])('traceToolCalls() over OTLP/HTTP %s',
       'gen_ai.tool.type': 'function',
       'gen_ai.conversation.id': 'session-1',
       'gen_ai.agent.id': 'agent-1',
+      'gen_ai.agent.name': 'agent-1',
       'tooltrace.event.id': invoke.id,
       'tooltrace.event.sequence': invoke.causation.sequence,
       'tooltrace.event.source': 'agent',
@@ -244,13 +245,14 @@ describe('traceToolCalls()', () => {
     );
     const [span] = await harness.spans(1);
     expect(span!.status).toEqual({ code: 2, message: 'connection refused' });
-    expect(span!.attributes['error.type']).toBe('tool_error');
+    // No kind of its own: the conventions' fallback value.
+    expect(span!.attributes['error.type']).toBe('_OTHER');
     expect(span!.attributes['tooltrace.tool.cancelled']).toBeUndefined();
     expect(span!.events).toEqual([
       {
         name: 'exception',
         timeUnixNano: at(7),
-        attributes: { 'exception.type': 'tool_error', 'exception.message': 'connection refused' },
+        attributes: { 'exception.type': '_OTHER', 'exception.message': 'connection refused' },
       },
     ]);
   });

@@ -41,7 +41,13 @@ export function finalSpans(spans: readonly ReceivedSpan[]): ReceivedSpan[] {
  * only in-flight snapshots arrived is not counted yet.
  */
 export function distinctCallIds(spans: readonly ReceivedSpan[]): Set<string> {
-  return new Set(finalSpans(spans).map((span) => String(span.attributes['gen_ai.tool.call.id'])));
+  const ids = new Set<string>();
+  for (const span of finalSpans(spans)) {
+    // Agent spans (an llm.response's chat span) carry no call id.
+    const id = span.attributes['gen_ai.tool.call.id'];
+    if (typeof id === 'string') ids.add(id);
+  }
+  return ids;
 }
 
 /** Span ids of the spans, without repeats. */
