@@ -1,5 +1,13 @@
-import type { EventBus } from '../bus/index.js';
-import { TOOL_INVOKE, type ToolCall, type ToolResult } from '../events/index.js';
+import type { BusEvent, EventBus } from '../bus/index.js';
+import {
+  AGENT_TURN_END,
+  AGENT_TURN_START,
+  IO_SESSION_END,
+  IO_SESSION_START,
+  TOOL_INVOKE,
+  type ToolCall,
+  type ToolResult,
+} from '../events/index.js';
 import { bridge, StreamingToolPlugin } from '../streamtool/index.js';
 import {
   callTool,
@@ -14,10 +22,10 @@ import {
   type DemoPace,
 } from './demo-tools.js';
 
-/** Type of the event that starts the demo's turn (the causal root of every call). */
-export const AGENT_TURN = 'agent.turn';
-/** Type of the event the agent emits when its turn is over. */
-export const AGENT_TURN_COMPLETED = 'agent.turn.completed';
+import { askModel } from './simulated-model.js';
+
+/** The demo's session: `gen_ai.conversation.id` of every span. */
+export const DEMO_SESSION = 'demo-session';
 
 /** The calls the demo agent makes in its turn, top level only. */
 export const DEMO_CALLS: readonly ToolCall[] = [
@@ -32,14 +40,21 @@ export const DEMO_CALLS: readonly ToolCall[] = [
 /** Every tool call the demo makes, nested ones included. */
 export const DEMO_CALL_COUNT = DEMO_CALLS.length + 2;
 
+/**
+ * Every span of the demo's trace: the session, the turn, its two model calls, the tool calls,
+ * and the sub-agent with its one model call.
+ */
+export const DEMO_SPAN_COUNT = 1 + 1 + 2 + DEMO_CALL_COUNT + 1 + 1;
+
 /** How long `slow_search` may run before the agent cancels it, before pacing. */
 const SEARCH_DEADLINE_MS = 1200;
 
 /**
- * A small scripted agent (no network, no model): one turn that calls six tools, some at once —
- * one streams a report, one reports progress over many files, one fails halfway, one is
- * cancelled by a deadline, one calls another tool, one starts a sub-agent at depth 1 — and waits
- * for every result. Resolves with the top-level results once the turn is over.
+ * A small scripted agent with a simulated model (no network, no model): one turn in which the
+ * model asks for six tools, some at once — one streams a report, one reports progress over many
+ * files, one fails halfway, one is cancelled by a deadline, one calls another tool, one starts a
+ * sub-agent that asks its own model and calls a tool — then, with every result in, the model
+ * answers. Resolves with the top-level results once the turn is over.
  */
 export async function runDemoAgent(bus: EventBus, pace: DemoPace): Promise<ToolResult[]> {
   const plugins = [
@@ -66,27 +81,58 @@ export async function runDemoAgent(bus: EventBus, pace: DemoPace): Promise<ToolR
     { source: 'demo.deadline' },
   );
 
-  const turn = new Promise<ToolResult[]>((resolve, reject) => {
-    const off = bus.subscribe(AGENT_TURN, () => {
-      off();
-      const never = new AbortController().signal;
-      const calls = DEMO_CALLS.map(async (call, index) => {
-        await pace.sleep(index * 150, never);
-        return callTool(bus, call, never);
-      });
-      Promise.all(calls).then((results) => {
-        bus.emit(AGENT_TURN_COMPLETED, { turnId: 'turn-1', calls: results.length });
-        resolve(results);
-      }, reject);
-    });
-  });
-  bus.withCausation({ sessionId: 'demo-session', agentId: 'planner', depth: 0 }, () =>
-    bus.emit(AGENT_TURN, { turnId: 'turn-1', prompt: 'Write a report on tool streams' }),
-  );
   try {
-    return await turn;
+    return await bus.withCausation(
+      { sessionId: DEMO_SESSION, agentId: 'planner', depth: 0 },
+      () => {
+        bus.emit(IO_SESSION_START, { session_id: DEMO_SESSION }, { source: 'demo.agent' });
+        const turn = bus.emit(
+          AGENT_TURN_START,
+          { turnId: 'turn-1', iteration: 1 },
+          { source: 'demo.agent' },
+        );
+        return runTurn(bus, pace, turn);
+      },
+    );
   } finally {
     offSearch();
     await Promise.all(plugins.map((plugin) => plugin.shutdown()));
   }
+}
+
+/** The turn: ask the model, run the calls it asks for, give it the results, end the turn. */
+async function runTurn(bus: EventBus, pace: DemoPace, turn: BusEvent): Promise<ToolResult[]> {
+  const never = new AbortController().signal;
+  const plan = await askModel(bus, pace, {
+    requestId: 'req-1',
+    turnId: 'turn-1',
+    model: 'sim-planner',
+    text: 'I will write the report, index the sources and check three more things.',
+    toolCalls: DEMO_CALLS.map((call) => ({ id: call.id, name: call.name })),
+    inputTokens: 1840,
+    thinkMs: 300,
+    parent: turn,
+  });
+  const results = await Promise.all(
+    DEMO_CALLS.map(async (call, index) => {
+      await pace.sleep(index * 150, never);
+      return callTool(bus, call, never, plan);
+    }),
+  );
+  const answer = await askModel(bus, pace, {
+    requestId: 'req-2',
+    turnId: 'turn-1',
+    model: 'sim-planner',
+    text: 'The report is written; prices failed for one market and the search timed out.',
+    inputTokens: 2630,
+    thinkMs: 200,
+    parent: plan,
+  });
+  bus.emit(
+    AGENT_TURN_END,
+    { turnId: 'turn-1', iteration: 1 },
+    { source: 'demo.agent', causation: { parentId: answer.id } },
+  );
+  bus.emit(IO_SESSION_END, { session_id: DEMO_SESSION }, { source: 'demo.agent' });
+  return results;
 }

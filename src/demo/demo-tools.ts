@@ -1,6 +1,14 @@
 import type { BusEvent, EventBus } from '../bus/index.js';
-import { TOOL_INVOKE, TOOL_RESULT, type ToolCall, type ToolResult } from '../events/index.js';
+import {
+  SUBAGENT_COMPLETE,
+  SUBAGENT_SPAWN,
+  TOOL_INVOKE,
+  TOOL_RESULT,
+  type ToolCall,
+  type ToolResult,
+} from '../events/index.js';
 import type { ChannelTool, RequestResponseTool, ToolEvent } from '../streamtool/index.js';
+import { askModel } from './simulated-model.js';
 
 /** Scales every pause of the demo: 1 for a watchable run, small for tests. */
 export interface DemoPace {
@@ -133,7 +141,12 @@ export function summarizeTool(pace: DemoPace): ChannelTool {
  * Emits a `tool.invoke` from inside a running tool and waits for its `tool.result`: the nested
  * call's causation parent is the calling tool's invoke, so its span nests under it.
  */
-export function callTool(bus: EventBus, call: ToolCall, signal: AbortSignal): Promise<ToolResult> {
+export function callTool(
+  bus: EventBus,
+  call: ToolCall,
+  signal: AbortSignal,
+  cause?: BusEvent,
+): Promise<ToolResult> {
   return new Promise<ToolResult>((resolve, reject) => {
     const off = bus.subscribe<ToolResult>(TOOL_RESULT, (event: BusEvent<ToolResult>) => {
       if (event.payload.id !== call.id) return;
@@ -146,7 +159,10 @@ export function callTool(bus: EventBus, call: ToolCall, signal: AbortSignal): Pr
       reject(signal.reason as Error);
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    bus.emit(TOOL_INVOKE, call, { source: 'demo.agent' });
+    bus.emit(TOOL_INVOKE, call, {
+      source: 'demo.agent',
+      ...(cause === undefined ? {} : { causation: { parentId: cause.id } }),
+    });
   });
 }
 
@@ -170,15 +186,37 @@ export function planTripTool(pace: DemoPace, bus: EventBus): ChannelTool {
   };
 }
 
-/** Researches a topic by starting a sub-agent (depth 1) that calls `summarize`. */
+/**
+ * Researches a topic by starting a sub-agent (`researcher`, depth 1): `subagent.spawn`, one
+ * question to the simulated model, a `summarize` call it asks for, `subagent.complete`.
+ */
 export function researchTool(pace: DemoPace, bus: EventBus): ChannelTool {
   return {
     name: 'research',
     async *stream(signal, input): AsyncGenerator<ToolEvent> {
       yield { kind: 'progress', progress: 0.1, payload: 'starting sub-agent researcher' };
-      await pace.sleep(200, signal);
-      const summary = await bus.withCausation({ agentId: 'researcher', depth: 1 }, () =>
-        callTool(
+      const spawn = bus.emit(
+        SUBAGENT_SPAWN,
+        {
+          spawnId: 'sub-1',
+          name: 'researcher',
+          task: `summarize ${String(input.topic)}`,
+          parentTurnId: 'turn-1',
+        },
+        { source: 'demo.agent' },
+      );
+      const summary = await bus.withCausation({ agentId: 'researcher', depth: 1 }, async () => {
+        const answer = await askModel(bus, pace, {
+          requestId: 'req-sub-1',
+          turnId: 'turn-1',
+          model: 'sim-small',
+          text: 'I will summarize the findings.',
+          toolCalls: [{ id: 'tc_summarize', name: 'summarize' }],
+          inputTokens: 310,
+          thinkMs: 120,
+          parent: spawn,
+        });
+        return callTool(
           bus,
           {
             id: 'tc_summarize',
@@ -187,7 +225,18 @@ export function researchTool(pace: DemoPace, bus: EventBus): ChannelTool {
             turnId: 'turn-1',
           },
           signal,
-        ),
+          answer,
+        );
+      });
+      bus.emit(
+        SUBAGENT_COMPLETE,
+        {
+          spawnId: 'sub-1',
+          iterations: 1,
+          tokensUsed: { inputTokens: 310, outputTokens: 18 },
+          costUsd: 0.0008,
+        },
+        { source: 'demo.agent', causation: { parentId: spawn.id } },
       );
       yield { kind: 'progress', progress: 1, payload: 'sub-agent done' };
       yield { kind: 'complete', payload: summary.output };

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { EventBus } from '../bus/index.js';
 import { traceToolCalls } from '../otel/index.js';
 import { forwardEvents } from '../sidecar/index.js';
-import { DEMO_CALL_COUNT, DEMO_CALLS, runDemoAgent } from './demo-agent.js';
+import { DEMO_CALL_COUNT, DEMO_CALLS, DEMO_SPAN_COUNT, runDemoAgent } from './demo-agent.js';
 import { demoPace } from './demo-tools.js';
 import { LiveDisplay } from './live-display.js';
 import { encodeOtlpJson } from './otlp-json.js';
@@ -37,12 +37,14 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   const tracing = traceToolCalls(bus, {
     tracerProvider: sink.tracerProvider,
     idGenerator: sink.idGenerator,
+    // One trace for the whole session, under its root span, as the Go original draws it.
+    traceBy: 'session',
   });
   const forwarder =
     options.forward === undefined ? undefined : forwardEvents(bus, { url: options.forward });
   const out = options.stdout;
   out.write(
-    `tooltrace demo: an agent calls ${DEMO_CALLS.length} tools (${DEMO_CALL_COUNT} calls with the nested ones).\n` +
+    `tooltrace demo: an agent's turn, a simulated model that asks for ${DEMO_CALLS.length} tools (${DEMO_CALL_COUNT} calls with the nested ones) and a sub-agent.\n` +
       `Spans go over OTLP to the embedded receiver${sink.external === undefined ? '' : ` and to ${sink.external}`}` +
       `${options.forward === undefined ? '' : `; events go to the sidecar at ${options.forward}`}.\n\n`,
   );
@@ -55,7 +57,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   await tracing.shutdown();
   let code = 0;
   try {
-    const spans = await sink.collect(DEMO_CALL_COUNT);
+    const spans = await sink.collect(DEMO_SPAN_COUNT);
     out.write(`\nThe trace, drawn from what was exported over OTLP:\n\n`);
     out.write(renderWaterfall(spans, { color }));
     if (options.out !== undefined) {

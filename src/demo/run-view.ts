@@ -175,6 +175,8 @@ async function replayJournal(
     idGenerator: sink.idGenerator,
     stableEventId: pipeline.stableEventId,
     parentContext: pipeline.parentContext,
+    // A journal is read as a whole: each session drawn as one tree, as the Go original does.
+    traceBy: 'session',
   });
   let skipped = 0;
   for (const line of lines) {
@@ -189,7 +191,8 @@ async function replayJournal(
   }
   if (skipped > SHOWN_PROBLEMS) onSkipped(`${skipped - SHOWN_PROBLEMS} more bad lines skipped`);
   await tracing.shutdown();
-  const started = tracing.stats().spansStarted;
+  const stats = tracing.stats();
+  const started = stats.spansStarted + stats.agent.spansStarted;
   try {
     return started === 0 ? [] : await sink.collect(started);
   } finally {

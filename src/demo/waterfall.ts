@@ -179,10 +179,25 @@ function describe(span: ReceivedSpan, colors: ReturnType<typeof createColors>): 
   if (cancelled) parts.push(colors.yellow('CANCELLED'));
   else if (span.status.code === STATUS_ERROR) parts.push(colors.red('ERROR'));
   else if (span.status.code === STATUS_OK) parts.push(colors.green('OK'));
-  else parts.push('UNSET');
+  // Turns and model calls leave the status unset when they succeed, as the conventions ask.
+  else if (typeof attributes['tooltrace.span.kind'] !== 'string') parts.push('UNSET');
   const endReason = attributes['tooltrace.end_reason'];
   if (typeof endReason === 'string' && endReason !== 'result') parts.push(`(${endReason})`);
   const summary: string[] = [];
+  const input = attributes['gen_ai.usage.input_tokens'];
+  const output = attributes['gen_ai.usage.output_tokens'];
+  if (input !== undefined || output !== undefined) {
+    summary.push(
+      `${formatCount(numberOf(input))} in / ${formatCount(numberOf(output))} out tokens`,
+    );
+  }
+  const chunks = numberOf(attributes['tooltrace.llm.stream.chunks']);
+  if (chunks > 0) {
+    const first = attributes['gen_ai.response.time_to_first_chunk'];
+    summary.push(
+      `${chunks} chunks${typeof first === 'number' ? `, first after ${formatMilliseconds(first * 1000)}` : ''}`,
+    );
+  }
   const partials = numberOf(attributes['tooltrace.stream.partial.count']);
   const progress = numberOf(attributes['tooltrace.stream.progress.count']);
   if (partials > 0) {
@@ -232,6 +247,10 @@ function formatMilliseconds(milliseconds: number): string {
   if (milliseconds < 1) return `${Math.round(milliseconds * 1000)}µs`;
   if (milliseconds < 1000) return `${milliseconds.toFixed(milliseconds < 10 ? 1 : 0)}ms`;
   return `${(milliseconds / 1000).toFixed(2)}s`;
+}
+
+function formatCount(count: number): string {
+  return count < 1000 ? String(count) : `${(count / 1000).toFixed(1)}k`;
 }
 
 function formatBytes(bytes: number): string {

@@ -202,20 +202,23 @@ export class ToolCallTracer {
 
   /** Agent events become agent spans; any other event a span event where it belongs. */
   #onOther(event: BusEvent): void {
+    const id = this.#idOf(event);
+    // A vetoable `before:` event announces the real one, which is recorded when it comes.
+    if (event.type.startsWith(BEFORE_PREFIX)) {
+      if (id !== '') this.#index.rememberEvent(id, event.causation.parentId);
+      return;
+    }
     const now = Date.now();
     this.#now = now;
-    const handled = this.#agent.onEvent(event, now);
-    const id = this.#idOf(event);
-    // Start and end events of agent spans put themselves in the index; the rest lead to their parent.
-    if (!handled) {
+    if (!this.#agent.onEvent(event, now)) {
       if (id !== '') this.#index.rememberEvent(id, event.causation.parentId);
-      // A vetoable `before:` event announces the real one, which is recorded when it comes.
-      if (!event.type.startsWith(BEFORE_PREFIX)) this.#agent.recordBusEvent(event, now);
+      this.#agent.recordBusEvent(event, now);
     } else if (
       id !== '' &&
       !this.#index.knows(id) &&
       this.#agent.openSpanContext(id) === undefined
     ) {
+      // Start and end events of agent spans put themselves in the index; the rest lead on.
       this.#index.rememberEvent(id, event.causation.parentId);
     }
     if (this.#agent.openCount > 0) this.#ensureTimer();

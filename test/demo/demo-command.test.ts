@@ -37,12 +37,15 @@ async function readSpans(path: string): Promise<ReceivedSpan[]> {
   return decodeTraceRequest(await readFile(path), 'application/json');
 }
 
-/** Span ids and parent ids by tool name: what must survive every path the spans take. */
-function identities(spans: readonly ReceivedSpan[]): Record<string, string> {
-  return Object.fromEntries(
-    spans.map((span) => [span.name, `${span.traceId}/${span.spanId}<-${span.parentSpanId}`]),
-  );
+/** Every span's name, ids and parent id: what must survive every path the spans take. */
+function identities(spans: readonly ReceivedSpan[]): string[] {
+  return spans
+    .map((span) => `${span.name} ${span.traceId}/${span.spanId}<-${span.parentSpanId}`)
+    .sort();
 }
+
+/** The demo's trace: session, turn, two chats, eight tool calls, the sub-agent and its chat. */
+const DEMO_SPANS = 14;
 
 describe('tooltrace demo --fast', () => {
   let run: CliRun;
@@ -68,26 +71,39 @@ describe('tooltrace demo --fast', () => {
     expect(live.filter((line) => / (ok|failed|cancelled)(: |$)/.test(line))).toHaveLength(8);
   });
 
-  it('draws one trace of eight spans with every scenario tool', () => {
-    expect(waterfall[0]).toMatch(/^trace [0-9a-f]{32} {2}8 spans {2}/);
-    expect(waterfall).toHaveLength(9);
+  it('draws one trace of the whole session with every scenario tool', () => {
+    expect(waterfall[0]).toMatch(new RegExp(`^trace [0-9a-f]{32} {2}${DEMO_SPANS} spans {2}`));
+    expect(waterfall).toHaveLength(DEMO_SPANS + 1);
     for (const tool of SCENARIO_TOOLS) expect(rowOf(waterfall, tool)).toBeDefined();
   });
 
-  it('indents the nested call under plan_trip and the sub-agent call under research', () => {
+  it('draws session → turn → chat and tool calls, the nested call and the sub-agent in place', () => {
     const names = waterfall
       .slice(1)
-      .map((line) => /^ {2}((?:[├└]─ |│ {2}| {3})*execute_tool \S+)/.exec(line)![1]);
+      .map((line) => /^ {2}((?:[├└]─ |│ {2}| {3})*\S+(?: \S+)?)/.exec(line)![1]);
     expect(names).toEqual([
-      'execute_tool write_report',
-      'execute_tool index_files',
-      'execute_tool fetch_prices',
-      'execute_tool slow_search',
-      'execute_tool plan_trip',
-      '└─ execute_tool lookup_weather',
-      'execute_tool research',
-      '└─ execute_tool summarize',
+      'session demo-session',
+      '└─ invoke_agent planner',
+      '   ├─ chat sim-planner',
+      '   ├─ execute_tool write_report',
+      '   ├─ execute_tool index_files',
+      '   ├─ execute_tool fetch_prices',
+      '   ├─ execute_tool slow_search',
+      '   ├─ execute_tool plan_trip',
+      '   │  └─ execute_tool lookup_weather',
+      '   ├─ execute_tool research',
+      '   │  └─ invoke_agent researcher',
+      '   │     ├─ chat sim-small',
+      '   │     └─ execute_tool summarize',
+      '   └─ chat sim-planner',
     ]);
+  });
+
+  it('shows token counts and streamed chunks on chat rows', () => {
+    const chats = waterfall.filter((line) => / chat sim-/.test(line));
+    expect(chats).toHaveLength(3);
+    for (const row of chats)
+      expect(row).toMatch(/ \S+ in \/ \d+ out tokens, \d+ chunks, first after /);
   });
 
   it('marks the failed call ERROR with its message and the cancelled call CANCELLED', () => {
@@ -117,30 +133,37 @@ describe('tooltrace demo --fast', () => {
     expect(run.stdout).not.toContain('\x1b');
   });
 
-  it('writes what was exported to --out as OTLP JSON that decodes into the eight spans', async () => {
-    expect(run.stdout).toContain(`Wrote 8 spans as OTLP JSON to ${outFile}`);
+  it('writes what was exported to --out as OTLP JSON that decodes into the whole trace', async () => {
+    expect(run.stdout).toContain(`Wrote ${DEMO_SPANS} spans as OTLP JSON to ${outFile}`);
     const spans = await readSpans(outFile);
-    expect(spans).toHaveLength(8);
-    expect(spans.map((span) => span.name.replace('execute_tool ', '')).sort()).toEqual(
+    expect(spans).toHaveLength(DEMO_SPANS);
+    const tools = spans.filter((span) => span.name.startsWith('execute_tool '));
+    expect(tools.map((span) => span.name.replace('execute_tool ', '')).sort()).toEqual(
       [...SCENARIO_TOOLS].sort(),
     );
     const traceId = /^trace ([0-9a-f]{32})/.exec(waterfall[0]!)![1];
     expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set([traceId]));
-    expect(new Set(spans.map((span) => span.spanId)).size).toBe(8);
+    expect(new Set(spans.map((span) => span.spanId)).size).toBe(DEMO_SPANS);
     const byName = new Map(spans.map((span) => [span.name, span]));
     expect(byName.get('execute_tool lookup_weather')?.parentSpanId).toBe(
       byName.get('execute_tool plan_trip')?.spanId,
     );
-    expect(byName.get('execute_tool summarize')?.parentSpanId).toBe(
+    expect(byName.get('invoke_agent researcher')?.parentSpanId).toBe(
       byName.get('execute_tool research')?.spanId,
     );
+    expect(byName.get('execute_tool summarize')?.parentSpanId).toBe(
+      byName.get('invoke_agent researcher')?.spanId,
+    );
+    for (const span of spans) {
+      expect(span.attributes['gen_ai.conversation.id']).toBe('demo-session');
+    }
   });
 
   it('writes no escape codes with --no-color either', async () => {
     const plain = await runCli(['demo', '--fast', '--no-color'], childEnv({ FORCE_COLOR: '1' }));
     expect(plain.code).toBe(0);
     expect(plain.stdout).not.toContain('\x1b');
-    expect(waterfallOf(plain.stdout)).toHaveLength(9);
+    expect(waterfallOf(plain.stdout)).toHaveLength(DEMO_SPANS + 1);
   });
 });
 
@@ -166,10 +189,10 @@ describe('tooltrace demo with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`and to ${receiver.tracesUrl}`);
-    expect(run.stdout).toContain(`Exported 8 spans to ${receiver.tracesUrl}.`);
-    expect(waterfallOf(run.stdout)).toHaveLength(9);
-    const exported = await receiver.waitForSpans(8);
-    expect(exported).toHaveLength(8);
+    expect(run.stdout).toContain(`Exported ${DEMO_SPANS} spans to ${receiver.tracesUrl}.`);
+    expect(waterfallOf(run.stdout)).toHaveLength(DEMO_SPANS + 1);
+    const exported = await receiver.waitForSpans(DEMO_SPANS);
+    expect(exported).toHaveLength(DEMO_SPANS);
     expect(exported[0]?.resource['service.name']).toBe('demo-under-test');
     expect(identities(exported)).toEqual(identities(await readSpans(outFile)));
   });
@@ -180,9 +203,11 @@ describe('tooltrace demo with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       ['demo', '--fast'],
       childEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TIMEOUT: '500' }),
     );
-    expect(waterfallOf(run.stdout)).toHaveLength(9);
+    expect(waterfallOf(run.stdout)).toHaveLength(DEMO_SPANS + 1);
     expect(run.stderr).toMatch(
-      new RegExp(`^tooltrace demo: 8 spans were not exported to ${receiver.tracesUrl}: .+\\n$`),
+      new RegExp(
+        `^tooltrace demo: ${DEMO_SPANS} spans were not exported to ${receiver.tracesUrl}: .+\\n$`,
+      ),
     );
     expect(run.code).toBe(1);
   });
@@ -223,6 +248,9 @@ describe('tooltrace demo --forward', () => {
       receiver.url,
       '--status-interval',
       '0',
+      // The demo draws one trace per session; the sidecar must cut traces the same way.
+      '--trace-by',
+      'session',
     ]);
     sidecar = child;
     let log = '';
@@ -237,7 +265,7 @@ describe('tooltrace demo --forward', () => {
     return { url, log: () => log };
   }
 
-  it('sends the events to a sidecar process, which exports the same eight spans', async () => {
+  it('sends the events to a sidecar process, which exports the same spans', async () => {
     const { url, log } = await startSidecar();
     const outFile = join(directory, 'forwarded.json');
     const run = await runCli(['demo', '--fast', '--forward', url, '--out', outFile]);
@@ -245,14 +273,14 @@ describe('tooltrace demo --forward', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`events go to the sidecar at ${url}`);
     expect(run.stdout).toMatch(new RegExp(`\\nForwarded \\d+ events to ${url}\\.\\n`));
-    expect(waterfallOf(run.stdout)).toHaveLength(9);
+    expect(waterfallOf(run.stdout)).toHaveLength(DEMO_SPANS + 1);
 
     const exited = once(sidecar!, 'exit');
     sidecar!.kill('SIGTERM');
     const [code] = (await exited) as [number | null];
     expect(code, log()).toBe(0);
-    const exported = await receiver.waitForSpans(8);
-    expect(exported).toHaveLength(8);
+    const exported = await receiver.waitForSpans(DEMO_SPANS);
+    expect(exported).toHaveLength(DEMO_SPANS);
     expect(exported[0]?.resource['service.name']).toBe('tooltrace-sidecar');
     // Ids derive from the forwarded event ids, so the sidecar's trace is the demo's own.
     expect(identities(exported)).toEqual(identities(await readSpans(outFile)));

@@ -7,6 +7,7 @@ import { runDemoAgent } from '../../src/demo/index.js';
 import { EventBus } from '../../src/index.js';
 import { forwardEvents } from '../../src/sidecar/index.js';
 import { startOtlpReceiver } from '../../src/testing/index.js';
+import { nexusJournal } from '../sidecar/nexus-journal.js';
 import { childEnv, rowOf, runCli, SCENARIO_TOOLS, waterfallOf } from './cli-process.js';
 
 let directory: string;
@@ -20,7 +21,8 @@ beforeAll(async () => {
   const demo = await runCli(['demo', '--fast', '--out', otlpFile]);
   expect(demo.code, demo.stderr).toBe(0);
   demoWaterfall = waterfallOf(demo.stdout);
-  expect(demoWaterfall).toHaveLength(9);
+  // The whole session: session, turn, two chats, eight tool calls, the sub-agent and its chat.
+  expect(demoWaterfall).toHaveLength(15);
 });
 afterAll(async () => {
   await rm(directory, { recursive: true, force: true });
@@ -161,7 +163,7 @@ describe('tooltrace view', () => {
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       const waterfall = waterfallOf(run.stdout);
-      expect(waterfall[0]).toMatch(/^trace [0-9a-f]{32} {2}8 spans /);
+      expect(waterfall[0]).toMatch(/^trace [0-9a-f]{32} {2}14 spans /);
       for (const tool of SCENARIO_TOOLS) expect(rowOf(waterfall, tool)).toBeDefined();
       expect(labels(waterfall)).toEqual(labels(demoWaterfall));
       expect(rowOf(waterfall, 'fetch_prices')).toMatch(
@@ -274,6 +276,19 @@ describe('tooltrace view', () => {
         `tooltrace view: ${object} is neither OTLP JSON nor an NDJSON event journal: line 1: type is missing\n`,
       );
       expect(objectRun.code).toBe(2);
+    });
+
+    it('draws a Nexus session without any tool call: its turn and a chat row per answer with tokens', async () => {
+      const run = await runCli(['view', await file('quiet.ndjson', nexusJournal('quiet', false))]);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const waterfall = waterfallOf(run.stdout);
+      expect(labels(waterfall)).toEqual([
+        'session quiet',
+        '└─ invoke_agent',
+        '   └─ chat claude-sonnet',
+      ]);
+      expect(waterfall.at(-1)).toMatch(/ 240 in \/ 12 out tokens/);
     });
 
     it('says so when a journal holds no tool calls, with exit code 1', async () => {
