@@ -278,11 +278,13 @@ export class AgentTracer {
 
   /** The description an `llm.request` declared for `toolName` in the session, if any. */
   readonly describe = (sessionId: string, toolName: string): string | undefined =>
-    this.#descriptions.get(`${sessionId}\u0000${toolName}`);
+    this.#descriptions.size === 0
+      ? undefined
+      : this.#descriptions.get(`${sessionId}\u0000${toolName}`);
 
   /** A link to the model call whose answer asked for tool call `callId`, when known. */
   linksFor(sessionId: string, callId: string): Link[] | undefined {
-    if (callId === '') return undefined;
+    if (callId === '' || this.#askedBy.size === 0) return undefined;
     const chat = this.#askedBy.get(`${sessionId}\u0000${callId}`);
     return chat === undefined ? undefined : [{ context: chat }];
   }

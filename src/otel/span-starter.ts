@@ -123,15 +123,17 @@ export class SpanStarter {
     if (parent === undefined && start.parentCallId !== '') {
       parent = this.#open.byCallId(start.sessionId, start.parentCallId)?.spanContext;
     }
-    const parentContext =
-      parent !== undefined
-        ? trace.setSpanContext(ROOT_CONTEXT, parent)
-        : this.fallbackContext(
-            start.event,
-            start.activeContext,
-            () => this.#containers?.named(start.event, start.turnId),
-            () => this.#containers?.newest(start.event),
-          );
+    let parentContext: Context;
+    if (parent !== undefined) {
+      parentContext = trace.setSpanContext(ROOT_CONTEXT, parent);
+    } else {
+      const named =
+        start.turnId === '' ? undefined : this.#containers?.named(start.event, start.turnId);
+      parentContext =
+        named !== undefined
+          ? trace.setSpanContext(ROOT_CONTEXT, named)
+          : this.#fallback(start.event, start.activeContext, this.#newestContainer);
+    }
     const span = this.open({
       name: toolSpanName(start.name),
       startUnixNano: start.startUnixNano,
@@ -310,10 +312,14 @@ export class SpanStarter {
     this.#openAgentSpan = lookup;
   }
 
+  /** The newest open agent span holding `event`'s work, if any (no closure per call). */
+  readonly #newestContainer = (event: BusEvent): SpanContext | undefined =>
+    this.#containers?.newest(event);
+
   #fallback(
     event: BusEvent,
     activeContext: Context,
-    heuristic: () => SpanContext | undefined,
+    heuristic: (event: BusEvent) => SpanContext | undefined,
   ): Context {
     const hook = this.#options.parentContext;
     let context = activeContext;
@@ -326,7 +332,7 @@ export class SpanStarter {
       }
     }
     if (isSpanContextValid(trace.getSpanContext(context) ?? INVALID)) return context;
-    const container = heuristic();
+    const container = heuristic(event);
     return container === undefined ? context : trace.setSpanContext(context, container);
   }
 
