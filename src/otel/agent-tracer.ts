@@ -331,6 +331,7 @@ export class AgentTracer {
   #session(id: string, now: number): SessionState {
     let session = this.#sessions.get(id);
     if (session === undefined) {
+      if (this.#sessions.size >= this.#options.maxOpenSpans) this.#forgetOldestIdleSession();
       session = {
         id,
         root: undefined,
@@ -346,6 +347,19 @@ export class AgentTracer {
       session.lastActivity = now;
     }
     return session;
+  }
+
+  /**
+   * Bounds the sessions remembered: the oldest one with no open span is forgotten, its waiting
+   * events counted as unattached. Sessions with open spans are bounded by `maxOpenSpans` anyway.
+   */
+  #forgetOldestIdleSession(): void {
+    for (const session of this.#sessions.values()) {
+      if (!isEmptyButPending(session) || session.id === this.#lastSession) continue;
+      this.#counts.busEventsUnattached += session.pending.length;
+      this.#sessions.delete(session.id);
+      return;
+    }
   }
 
   #sessionStart(event: BusEvent, now: number): void {
@@ -951,11 +965,14 @@ function removeFrom(list: AgentSpan[], agent: AgentSpan): void {
 }
 
 function isEmpty(session: SessionState): boolean {
+  return isEmptyButPending(session) && session.pending.length === 0;
+}
+
+function isEmptyButPending(session: SessionState): boolean {
   return (
     session.root === undefined &&
     session.turns.length === 0 &&
     session.chats.length === 0 &&
-    session.subagents.length === 0 &&
-    session.pending.length === 0
+    session.subagents.length === 0
   );
 }

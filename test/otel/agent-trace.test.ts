@@ -421,3 +421,16 @@ describe('traceToolCalls() agent spans', () => {
     expect(harness!.tracing.stats().agent.spansEnded.shutdown).toBe(1);
   });
 });
+
+describe('traceToolCalls() agent memory', () => {
+  it('remembers at most maxOpenSpans sessions that have nothing open, counting what they held', async () => {
+    const bus = await start({ tracing: { maxOpenSpans: 4 } });
+    for (let index = 0; index < 20; index += 1) {
+      emit(bus, 'plan.update', { index }, index, undefined, { sessionId: `s${index}` });
+    }
+    // Sixteen sessions were forgotten, each with the one event it was holding for a turn.
+    expect(harness!.tracing.stats().agent.busEventsUnattached).toBe(16);
+    await harness!.tracing.shutdown();
+    expect(harness!.tracing.stats().agent.busEventsUnattached).toBe(20);
+  });
+});
