@@ -9,7 +9,7 @@
 
 # One exact Node 20 release (the line the project supports), shared by both stages so the code is
 # compiled and run on the same runtime. Bump deliberately, never `latest`.
-ARG NODE_IMAGE=node:20.19.5-bookworm-slim
+ARG NODE_IMAGE=node:20.20.2-bookworm-slim
 
 # ---- build: all dependencies, TypeScript -> dist/ ---------------------------------------------
 FROM ${NODE_IMAGE} AS build

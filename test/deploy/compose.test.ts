@@ -15,6 +15,7 @@ import {
   flagValues,
   runsImage,
   serviceListeners,
+  tempoConfigFile,
   type ListenerProtocol,
 } from './service-listeners.js';
 import { listAt, mapAt, numberAt, stringAt } from './yaml-shape.js';
@@ -310,6 +311,24 @@ describe('docker-compose.yml', () => {
         expect(repoFileExists(mount.source.slice(2)), `${mount.source} exists`).toBe(true);
         expect(mount.readOnly, `${mount.source} is mounted read-only`).toBe(true);
       }
+    });
+
+    it('configures Tempo 3 without the 2.x blocks it refuses, retention as a scoped override', () => {
+      const tempo = serviceRunning('grafana/tempo');
+      expect(Number(/:(\d+)\./.exec(tempo.image ?? '')?.[1])).toBeGreaterThanOrEqual(3);
+      const file = tempoConfigFile(tempo);
+      const config = mapAt(readRepoYaml(file), file);
+      for (const removed of [
+        'ingester',
+        'ingester_client',
+        'compactor',
+        'metrics_generator_client',
+      ]) {
+        expect(Object.keys(config), `${file} has a ${removed} block`).not.toContain(removed);
+      }
+      const defaults = mapAt(mapAt(config.overrides, 'overrides').defaults, 'overrides.defaults');
+      const compaction = mapAt(defaults.compaction, 'overrides.defaults.compaction');
+      expect(compaction.block_retention).toMatch(/^\d+h$/);
     });
 
     it("binds Tempo's OTLP receiver on every interface so the collector reaches it", () => {
