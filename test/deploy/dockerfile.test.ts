@@ -236,8 +236,11 @@ describe('Dockerfile', () => {
   describe('.dockerignore', () => {
     const patterns = dockerignorePatterns();
 
-    it('keeps host builds, dependencies, VCS data and local secrets out of the context', () => {
+    it('keeps host builds, dependencies, VCS data, local secrets and dev tooling out of the context', () => {
       for (const path of [
+        'scripts/compose-smoke.sh',
+        '.github/workflows/compose-smoke.yml',
+        'deploy/kubernetes/kustomization.yaml',
         'node_modules/yaml/package.json',
         'dist/cli.js',
         '.git/HEAD',
