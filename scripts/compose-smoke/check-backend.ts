@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FoundSpan } from './found-span.js';
 import type { QueryWindow, TraceBackend } from './trace-backend.js';
 import type { TraceExpectation } from './trace-expectation.js';
@@ -48,12 +49,7 @@ export async function checkBackend(
   backend: TraceBackend,
   options: CheckBackendOptions,
 ): Promise<BackendReport> {
-  const wait =
-    options.wait ??
-    (async (milliseconds: number) => {
-      const { setTimeout } = await import('node:timers/promises');
-      await setTimeout(milliseconds);
-    });
+  const wait = options.wait ?? ((milliseconds: number) => sleep(milliseconds));
   const now = options.now ?? (() => new Date());
   let result: BackendResult = { kind: 'no-trace' };
   let attempt = 0;

@@ -43,7 +43,9 @@ export function normalizeId(value: unknown, bytes: 8 | 16, where: string): strin
   if (value === undefined || value === null || value === '') return '';
   if (typeof value !== 'string') throw new TypeError(`${where}: expected an id string`);
   let hex: string;
-  if (/^[0-9a-f]+$/i.test(value) && value.length <= bytes * 2 && value.length % 2 === 0) {
+  // Any length of hex up to the id's: Tempo trims leading zeros, which can leave an odd count.
+  // Base64 of an id is never all hex digits: protobuf's JSON pads it with `=`.
+  if (/^[0-9a-f]+$/i.test(value) && value.length <= bytes * 2) {
     hex = value.toLowerCase().padStart(bytes * 2, '0');
   } else if (/^[A-Za-z0-9+/]+={0,2}$/.test(value)) {
     const decoded = Buffer.from(value, 'base64');

@@ -35,8 +35,11 @@ export async function fetchText(
     });
     return { ok: true, status: response.status, text: await response.text() };
   } catch (error) {
-    const cause = error instanceof Error ? error.message : String(error);
-    return { ok: false, reason: `GET ${url} failed: ${cause}` };
+    // fetch says only "fetch failed"; the reason (ECONNREFUSED, a timeout) is its cause.
+    const inner =
+      error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, reason: `GET ${url} failed: ${message}${inner}` };
   }
 }
 

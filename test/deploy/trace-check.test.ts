@@ -435,10 +435,13 @@ describe('check-trace (scripts/compose-smoke)', () => {
   });
 
   describe('normalizeId()', () => {
-    it('reads hex, hex without leading zeros and base64 as the same id', () => {
+    it('reads hex, hex without leading zeros (an odd count of digits too) and base64 as the same id', () => {
       const hex = '00f067aa0ba902b7a3ce1c0e1f2e3d4c';
       expect(normalizeId(hex.toUpperCase(), 16, 'id')).toBe(hex);
       expect(normalizeId(hex.replace(/^0+/, ''), 16, 'id')).toBe(hex);
+      expect(normalizeId('ba902b7a3ce1c0e1f2e3d4c', 16, 'id')).toBe(
+        '000000000ba902b7a3ce1c0e1f2e3d4c',
+      );
       expect(normalizeId(Buffer.from(hex, 'hex').toString('base64'), 16, 'id')).toBe(hex);
       expect(normalizeId('AAAAAAAAAAA=', 8, 'id')).toBe('');
       expect(() => normalizeId('c3BhbjE=', 8, 'span')).toThrow(
