@@ -75,6 +75,12 @@ describe(WORKFLOW, () => {
     .map((step) => mapAt(step, 'step').run)
     .filter((run) => typeof run === 'string');
 
+  it('renders the Kubernetes base with kustomize', () => {
+    expect(runs.some((run) => /^kubectl kustomize deploy\/kubernetes\b/.test(String(run)))).toBe(
+      true,
+    );
+  });
+
   it('runs on every push', () => {
     const triggers = mapAt(workflow.on, 'on');
     expect(Object.keys(triggers)).toContain('push');
