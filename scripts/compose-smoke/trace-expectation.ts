@@ -19,8 +19,9 @@ export interface TraceExpectation {
 
 /**
  * What `tooltrace demo` exports for its one turn (src/demo/demo-agent.ts and demo-tools.ts):
- * six top-level calls, `lookup_weather` called by `plan_trip`, `summarize` run by a sub-agent
- * that `research` started; `fetch_prices` fails, `slow_search` is cancelled by its deadline.
+ * six calls the agent makes, `lookup_weather` called by `plan_trip`, `summarize` run by a
+ * sub-agent that `research` started; `fetch_prices` fails, `slow_search` is cancelled by its
+ * deadline. The session, `invoke_agent` and `chat` spans around them are not part of it.
  * test/deploy/trace-check.test.ts runs the real demo and checks this still describes it.
  */
 export const DEMO_TRACE: TraceExpectation = {
