@@ -2,6 +2,7 @@ import { createReadStream, fstatSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { TracerProvider } from '@opentelemetry/api';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { EventBus } from '../bus/index.js';
 import { ConfigurationError } from '../errors/index.js';
 import { DerivedIdGenerator, traceToolCalls } from '../otel/index.js';
@@ -14,7 +15,6 @@ import { ReliableSpanProcessor } from './reliable-span-processor.js';
 import { SidecarMetrics } from './sidecar-metrics.js';
 import type { SidecarOptions } from './sidecar-options.js';
 import { resolveSidecarSettings } from './sidecar-settings.js';
-import { SidecarTracerProvider } from './sidecar-tracer-provider.js';
 import { StdinSource } from './stdin-source.js';
 
 /** A running sidecar, from {@link runSidecar}. */
@@ -78,10 +78,10 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     },
   });
   const idGenerator = new DerivedIdGenerator();
-  const provider = new SidecarTracerProvider({
+  const provider = new BasicTracerProvider({
     resource: defaultResource().merge(resourceFromAttributes(settings.resourceAttributes)),
     idGenerator,
-    spanProcessor: processor,
+    spanProcessors: [processor],
   });
   // The subscriber sees a provider without `forceFlush`: it would wait on the processor for as
   // long as the exporter is down, while the sidecar flushes only as long as its deadline allows.
