@@ -11,6 +11,7 @@ const layers = {
   streamtool: ['otel', 'wire', 'sidecar', 'testing', 'demo'],
   otel: ['wire', 'sidecar', 'testing', 'demo'],
   wire: ['streamtool', 'otel', 'sidecar', 'testing', 'demo'],
+  forward: ['events', 'streamtool', 'otel', 'sidecar', 'testing', 'demo'],
   errors: ['bus', 'events', 'streamtool', 'otel', 'wire', 'sidecar', 'testing', 'demo'],
   testing: ['sidecar', 'demo'],
 };
@@ -21,6 +22,12 @@ const rootLayers = new Set(['bus', 'events', 'streamtool', 'wire', 'errors']);
 const noOpenTelemetry = {
   group: ['@opentelemetry/*'],
   message: 'The root entry never imports OpenTelemetry.',
+};
+
+/** `tooltrace/forward` runs in the agent: of OpenTelemetry it may load the API only. */
+const apiOnly = {
+  group: ['@opentelemetry/*', '!@opentelemetry/api'],
+  message: 'tooltrace/forward loads nothing of OpenTelemetry but the API.',
 };
 
 const layerRules = Object.entries(layers).map(([layer, forbidden]) => ({
@@ -35,6 +42,7 @@ const layerRules = Object.entries(layers).map(([layer, forbidden]) => ({
             message: `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar).`,
           })),
           ...(rootLayers.has(layer) ? [noOpenTelemetry] : []),
+          ...(layer === 'forward' ? [apiOnly] : []),
         ],
       },
     ],

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { EventBus } from '../bus/index.js';
 import { traceToolCalls } from '../otel/index.js';
-import { forwardEvents } from '../sidecar/index.js';
+import { forwardEvents } from '../forward/index.js';
 import { DEMO_CALL_COUNT, DEMO_CALLS, DEMO_SPAN_COUNT, runDemoAgent } from './demo-agent.js';
 import { demoPace } from './demo-tools.js';
 import { LiveDisplay } from './live-display.js';

@@ -1,5 +1,3 @@
-export { forwardEvents } from './forward-events.js';
-export type { ForwardOptions, Forwarder, ForwarderStats } from './forward-events.js';
 export { runSidecar } from './run-sidecar.js';
 export type { Sidecar } from './run-sidecar.js';
 export type { SidecarOptions } from './sidecar-options.js';

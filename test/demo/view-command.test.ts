@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoPace } from '../../src/demo/demo-tools.js';
 import { runDemoAgent } from '../../src/demo/index.js';
 import { EventBus } from '../../src/index.js';
-import { forwardEvents } from '../../src/sidecar/index.js';
+import { forwardEvents } from '../../src/forward/index.js';
 import { startOtlpReceiver } from '../../src/testing/index.js';
 import { nexusJournal } from '../sidecar/nexus-journal.js';
 import { childEnv, rowOf, runCli, SCENARIO_TOOLS, waterfallOf } from './cli-process.js';
