@@ -3,7 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { EventBus } from '../bus/index.js';
 import { traceToolCalls } from '../otel/index.js';
 import { decodeTraceRequest, type ReceivedSpan } from '../testing/index.js';
-import { EventPipeline } from '../sidecar/event-pipeline.js';
+import { EventPipeline } from '../sidecar/pipeline/index.js';
 import { SidecarMetrics } from '../sidecar/index.js';
 import { decodeEnvelope, DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../wire/index.js';
 import { startTraceSink } from './trace-sink.js';

@@ -1,7 +1,7 @@
 import { OTLPTraceExporter as OtlpJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { ConfigurationError } from '../errors/index.js';
+import { ConfigurationError } from '../../errors/index.js';
 import { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
 
 /** OTLP transports the sidecar speaks. gRPC is not among them: use the Collector's HTTP port. */
