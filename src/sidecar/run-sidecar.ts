@@ -1,9 +1,8 @@
-import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { EventBus } from '../bus/index.js';
 import { Deadline } from './deadline.js';
 import { startSpanExport } from './export/index.js';
 import { Intakes } from './intake/index.js';
-import { EventPipeline, SidecarMetrics, traceSidecarBus } from './pipeline/index.js';
+import { detectResource, EventPipeline, SidecarMetrics, traceSidecarBus } from './pipeline/index.js';
 import type { SidecarOptions } from './sidecar-options.js';
 import { resolveSidecarSettings } from './sidecar-settings.js';
 import { shutDownSidecar } from './sidecar-shutdown.js';
@@ -52,7 +51,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
       if (!processor.full) intakes?.resume();
     },
   });
-  const resource = defaultResource().merge(resourceFromAttributes(settings.resourceAttributes));
+  const resource = await detectResource(settings.resourceAttributes);
   const tracing = traceSidecarBus({ bus, pipeline, processor, resource, ...settings.tracing });
   let intakes: Intakes | undefined;
   let stopping: Promise<number> | undefined;

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root: where `src/cli.ts` runs from. */
+/** The repository root: where `dist/cli.js` runs from. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** What a finished `tooltrace` child process wrote and how it exited. */
@@ -26,12 +26,15 @@ export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** Starts `node --import tsx src/cli.ts ...args` with pipes for stdio (so stdout is no TTY). */
+/**
+ * Starts the built CLI, `node dist/cli.js ...args` (Vitest's global setup builds `dist`), with
+ * pipes for stdio (so stdout is no TTY).
+ */
 export function startCli(
   args: readonly string[],
   env: NodeJS.ProcessEnv = childEnv(),
 ): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+  return spawn(process.execPath, ['dist/cli.js', ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
