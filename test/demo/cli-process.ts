@@ -14,7 +14,8 @@ export interface CliRun {
 
 /**
  * The environment for a child: the test's own, minus anything that would change what it draws
- * or where it exports (a developer's shell may set these), plus `extra`.
+ * or where it exports (a developer's shell may set these), with `COLUMNS` wide enough that no
+ * waterfall row is cut, plus `extra`.
  */
 export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -23,7 +24,7 @@ export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   }
   delete env.NO_COLOR;
   delete env.FORCE_COLOR;
-  return { ...env, ...extra };
+  return { ...env, COLUMNS: '1000', ...extra };
 }
 
 /**

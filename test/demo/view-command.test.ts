@@ -110,6 +110,15 @@ describe('tooltrace view', () => {
       expect(run.stdout).not.toContain('\x1b');
     });
 
+    it('fits 80 columns when its output is no terminal and COLUMNS is unset', async () => {
+      const run = await runCli(['view', otlpFile], childEnv({ COLUMNS: '' }));
+      const waterfall = waterfallOf(run.stdout);
+      expect(waterfall).toHaveLength(demoWaterfall.length);
+      expect(Math.max(...demoWaterfall.map((line) => line.length))).toBeGreaterThan(80);
+      for (const line of waterfall) expect(line.length, line).toBeLessThanOrEqual(80);
+      expect(waterfall.slice(1).every((line) => line.includes('execute_tool '))).toBe(true);
+    });
+
     it('draws a pretty-printed (multi-line) OTLP JSON document the same way', async () => {
       const pretty = JSON.stringify(JSON.parse(await readFile(otlpFile, 'utf8')), null, 2);
       const run = await runCli(['view', await file('pretty.json', `${pretty}\n`)]);
