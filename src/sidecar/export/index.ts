@@ -6,12 +6,8 @@ export type {
   ReliableSpanProcessorOptions,
   ReliableSpanProcessorStats,
 } from './reliable-span-processor.js';
-export {
-  createTraceExporter,
-  parseHeaders,
-  parseKeyValueList,
-  resolveExportConfig,
-} from './export-config.js';
+export { createTraceExporter, resolveExportConfig } from './export-config.js';
+export { parseHeaders, parseKeyValueList } from './key-value-list.js';
 export type { ExportConfig, ExportOverrides, OtlpProtocol } from './export-config.js';
 export { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
 export type { OtlpHttpSpanExporterOptions } from './otlp-http-span-exporter.js';
