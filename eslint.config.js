@@ -1,19 +1,57 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /**
- * Dependencies point one way: bus <- streamtool <- otel <- sidecar.
- * Each entry lists the folders a layer must not import from.
+ * Dependencies point one way: bus <- streamtool <- otel <- sidecar <- cli/demo, with wire and
+ * forward beside. Each folder of `src` lists the folders it may import from; every other one is
+ * forbidden. Inside the sidecar, intake -> pipeline -> export: intake talks to the pipeline
+ * only, the pipeline may use export, export neither; no room imports the composition at
+ * `src/sidecar/*.ts`.
  */
-const layers = {
-  bus: ['events', 'streamtool', 'otel', 'wire', 'sidecar', 'testing', 'demo'],
-  events: ['streamtool', 'otel', 'wire', 'sidecar', 'testing', 'demo'],
-  streamtool: ['otel', 'wire', 'sidecar', 'testing', 'demo'],
-  otel: ['wire', 'sidecar', 'testing', 'demo'],
-  wire: ['streamtool', 'otel', 'sidecar', 'testing', 'demo'],
-  errors: ['bus', 'events', 'streamtool', 'otel', 'wire', 'sidecar', 'testing', 'demo'],
-  testing: ['sidecar', 'demo'],
+const mayImport = {
+  errors: [],
+  bus: ['errors'],
+  events: ['bus', 'errors'],
+  streamtool: ['bus', 'events', 'errors'],
+  wire: ['bus', 'events', 'errors'],
+  forward: ['bus', 'wire', 'errors'],
+  otel: ['bus', 'events', 'streamtool', 'errors'],
+  testing: ['bus', 'events', 'streamtool', 'otel', 'wire', 'forward', 'errors'],
+  sidecar: ['bus', 'events', 'streamtool', 'otel', 'wire', 'errors'],
+  'sidecar/intake': ['pipeline'],
+  'sidecar/pipeline': ['export'],
+  'sidecar/export': [],
+  demo: ['bus', 'events', 'streamtool', 'otel', 'wire', 'forward', 'sidecar', 'testing', 'errors'],
+  cli: [
+    'bus',
+    'events',
+    'streamtool',
+    'otel',
+    'wire',
+    'forward',
+    'sidecar',
+    'testing',
+    'demo',
+    'errors',
+  ],
 };
+
+const topFolders = Object.keys(mayImport).filter((name) => !name.includes('/'));
+const sidecarRooms = ['intake', 'pipeline', 'export'];
+
+// A folder under src without a line above has no rule: refuse to lint rather than let it pass.
+for (const [parent, known] of [
+  ['src', topFolders],
+  ['src/sidecar', sidecarRooms],
+]) {
+  for (const entry of readdirSync(join(import.meta.dirname, parent), { withFileTypes: true })) {
+    if (entry.isDirectory() && !known.includes(entry.name)) {
+      throw new Error(`eslint.config.js: ${parent}/${entry.name} has no line in mayImport`);
+    }
+  }
+}
 
 /** The root entry (`tooltrace`) is these layers; none of them may load OpenTelemetry. */
 const rootLayers = new Set(['bus', 'events', 'streamtool', 'wire', 'errors']);
@@ -23,23 +61,52 @@ const noOpenTelemetry = {
   message: 'The root entry never imports OpenTelemetry.',
 };
 
-const layerRules = Object.entries(layers).map(([layer, forbidden]) => ({
-  files: [`src/${layer}/**/*.ts`],
-  rules: {
-    'no-restricted-imports': [
-      'error',
-      {
-        patterns: [
-          ...forbidden.map((name) => ({
-            group: [`../${name}`, `../${name}/*`, `../../${name}/*`],
-            message: `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar).`,
-          })),
-          ...(rootLayers.has(layer) ? [noOpenTelemetry] : []),
-        ],
-      },
-    ],
-  },
-}));
+/** `tooltrace/otel` and `tooltrace/forward` load nothing of OpenTelemetry but the API. */
+const apiOnly = {
+  group: ['@opentelemetry/*', '!@opentelemetry/api'],
+  message: 'tooltrace/otel and tooltrace/forward load nothing of OpenTelemetry but the API.',
+};
+
+/** Specifiers that reach folder `name` of src from a file up to three folders deep. */
+const pathsTo = (name) =>
+  ['../', '../../', '../../../'].flatMap((up) => [`${up}${name}`, `${up}${name}/*`]);
+
+function layerRule(layer) {
+  const [top, room] = layer.split('/');
+  const allowedTop = mayImport[room === undefined ? layer : top];
+  const patterns = topFolders
+    .filter((name) => name !== top && !allowedTop.includes(name))
+    .map((name) => ({
+      group: pathsTo(name),
+      message: `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar <- cli/demo; wire and forward beside).`,
+    }));
+  if (room !== undefined) {
+    const forbiddenRooms = sidecarRooms.filter(
+      (name) => name !== room && !mayImport[layer].includes(name),
+    );
+    if (forbiddenRooms.length > 0) {
+      patterns.push({
+        group: forbiddenRooms.flatMap((name) => [`../${name}`, `../${name}/*`]),
+        message: `src/${layer} must not depend on ${forbiddenRooms.map((name) => `src/sidecar/${name}`).join(' or ')} (intake -> pipeline -> export).`,
+      });
+    }
+    patterns.push({
+      group: ['../*.js', '../index.js'],
+      message: `src/${layer} must not depend on the sidecar's composition (src/sidecar/*.ts).`,
+    });
+  }
+  if (rootLayers.has(layer)) patterns.push(noOpenTelemetry);
+  if (layer === 'otel' || layer === 'forward') patterns.push(apiOnly);
+  // The sidecar's rooms have rules of their own; its own rule covers the composition only.
+  const files = layer === 'sidecar' ? ['src/sidecar/*.ts'] : [`src/${layer}/**/*.ts`];
+  return {
+    files,
+    rules: { 'no-restricted-imports': ['error', { patterns }] },
+  };
+}
+
+/** One config per folder of src (the sidecar's rooms included), exported for the lint test. */
+export const layerRules = Object.keys(mayImport).map(layerRule);
 
 export default tseslint.config(
   { ignores: ['dist/**', 'coverage/**', 'node_modules/**'] },

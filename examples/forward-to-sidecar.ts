@@ -18,7 +18,8 @@ import {
   type ToolEvent,
   type ToolResult,
 } from '../src/index.js';
-import { forwardEvents, runSidecar } from '../src/sidecar/index.js';
+import { forwardEvents } from '../src/forward/index.js';
+import { runSidecar } from '../src/sidecar/index.js';
 import { startOtlpReceiver } from '../src/testing/index.js';
 
 // The sidecar, exporting to a receiver that stands in for an OpenTelemetry Collector.

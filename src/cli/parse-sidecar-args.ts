@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { ConfigurationError } from '../errors/index.js';
 import type { SidecarOptions } from '../sidecar/index.js';
-import { parseHeaders } from '../sidecar/index.js';
+import { parseHeaders } from '../sidecar/export/key-value-list.js';
+import { parseFlags } from './parse-flags.js';
 
 /** `tooltrace sidecar --help`. */
 export const SIDECAR_USAGE = `Usage: tooltrace sidecar [sources] [options]
@@ -71,41 +71,36 @@ export type SidecarArgs = { help: true } | { help: false; options: SidecarOption
  * throw a {@link ConfigurationError} naming the flag.
  */
 export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        stdin: { type: 'boolean' },
-        file: { type: 'string', multiple: true },
-        checkpoint: { type: 'string' },
-        listen: { type: 'string', multiple: true },
-        token: { type: 'string' },
-        'otlp-endpoint': { type: 'string' },
-        'otlp-protocol': { type: 'string' },
-        'otlp-header': { type: 'string', multiple: true },
-        'otlp-compression': { type: 'string' },
-        'service-name': { type: 'string' },
-        'capture-content': { type: 'boolean' },
-        'max-queue-spans': { type: 'string' },
-        'max-line-bytes': { type: 'string' },
-        'max-body-bytes': { type: 'string' },
-        'idle-timeout': { type: 'string' },
-        'live-interval': { type: 'string' },
-        'no-live-updates': { type: 'boolean' },
-        'exclude-events': { type: 'string', multiple: true },
-        'trace-by': { type: 'string' },
-        'agent-name': { type: 'string' },
-        'shutdown-timeout': { type: 'string' },
-        'status-interval': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    throw new ConfigurationError((error as Error).message, { setting: 'arguments', cause: error });
-  }
+  const { values } = parseFlags('sidecar', SIDECAR_USAGE, {
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      stdin: { type: 'boolean' },
+      file: { type: 'string', multiple: true },
+      checkpoint: { type: 'string' },
+      listen: { type: 'string', multiple: true },
+      token: { type: 'string' },
+      'otlp-endpoint': { type: 'string' },
+      'otlp-protocol': { type: 'string' },
+      'otlp-header': { type: 'string', multiple: true },
+      'otlp-compression': { type: 'string' },
+      'service-name': { type: 'string' },
+      'capture-content': { type: 'boolean' },
+      'max-queue-spans': { type: 'string' },
+      'max-line-bytes': { type: 'string' },
+      'max-body-bytes': { type: 'string' },
+      'idle-timeout': { type: 'string' },
+      'live-interval': { type: 'string' },
+      'no-live-updates': { type: 'boolean' },
+      'exclude-events': { type: 'string', multiple: true },
+      'trace-by': { type: 'string' },
+      'agent-name': { type: 'string' },
+      'shutdown-timeout': { type: 'string' },
+      'status-interval': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
   if (values.help === true) return { help: true };
 
   const options: SidecarOptions = {};

@@ -1,12 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import { EventBus } from '../bus/index.js';
 import { traceToolCalls } from '../otel/index.js';
-import { forwardEvents } from '../sidecar/index.js';
+import { forwardEvents } from '../forward/index.js';
 import { DEMO_CALL_COUNT, DEMO_CALLS, DEMO_SPAN_COUNT, runDemoAgent } from './demo-agent.js';
 import { demoPace } from './demo-tools.js';
 import { LiveDisplay } from './live-display.js';
 import { encodeOtlpJson } from './otlp-json.js';
 import { startTraceSink } from './trace-sink.js';
+import { terminalWidth } from './terminal-width.js';
 import { renderWaterfall } from './waterfall.js';
 
 /** Options for {@link runDemo}; the `tooltrace demo` flags map onto these. */
@@ -59,7 +60,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   try {
     const spans = await sink.collect(DEMO_SPAN_COUNT);
     out.write(`\nThe trace, drawn from what was exported over OTLP:\n\n`);
-    out.write(renderWaterfall(spans, { color }));
+    out.write(renderWaterfall(spans, { color, width: terminalWidth(out) }));
     if (options.out !== undefined) {
       try {
         await writeFile(options.out, encodeOtlpJson(spans));

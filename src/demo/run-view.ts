@@ -3,10 +3,11 @@ import { readFile, stat } from 'node:fs/promises';
 import { EventBus } from '../bus/index.js';
 import { traceToolCalls } from '../otel/index.js';
 import { decodeTraceRequest, type ReceivedSpan } from '../testing/index.js';
-import { EventPipeline } from '../sidecar/event-pipeline.js';
+import { EventPipeline } from '../sidecar/pipeline/index.js';
 import { SidecarMetrics } from '../sidecar/index.js';
 import { decodeEnvelope, DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../wire/index.js';
 import { startTraceSink } from './trace-sink.js';
+import { terminalWidth } from './terminal-width.js';
 import { renderWaterfall } from './waterfall.js';
 
 /** Options for {@link runView}. */
@@ -101,7 +102,9 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
     options.stderr.write(`tooltrace view: ${path} holds no spans or tool calls\n`);
     return 1;
   }
-  options.stdout.write(renderWaterfall(spans, { color: options.color ?? false }));
+  options.stdout.write(
+    renderWaterfall(spans, { color: options.color ?? false, width: terminalWidth(options.stdout) }),
+  );
   return 0;
 }
 

@@ -1,13 +1,17 @@
 import type { TracerProvider } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BasicTracerProvider,
   BatchSpanProcessor,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { DerivedIdGenerator } from '../otel/index.js';
-import { createTraceExporter, resolveExportConfig } from '../sidecar/index.js';
+import {
+  createTraceExporter,
+  parseKeyValueList,
+  resolveExportConfig,
+} from '../sidecar/export/index.js';
+import { detectResource } from '../sidecar/pipeline/index.js';
 import { startOtlpReceiver, type ReceivedSpan } from '../testing/index.js';
 import { CountingExporter } from './counting-exporter.js';
 
@@ -65,6 +69,10 @@ export async function startTraceSink(options: TraceSinkOptions): Promise<TraceSi
     (env.OTEL_EXPORTER_OTLP_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? '') !== ''
       ? resolveExportConfig({}, env)
       : undefined;
+  const resource = await detectResource({
+    ...parseKeyValueList(env.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES'),
+    'service.name': env.OTEL_SERVICE_NAME ?? options.serviceName,
+  });
   const receiver = await startOtlpReceiver();
   const embedded = new BatchSpanProcessor(new OTLPTraceExporter({ url: receiver.tracesUrl }), {
     scheduledDelayMillis: 50,
@@ -80,9 +88,7 @@ export async function startTraceSink(options: TraceSinkOptions): Promise<TraceSi
   const idGenerator = new DerivedIdGenerator();
   const provider = new BasicTracerProvider({
     idGenerator,
-    resource: defaultResource().merge(
-      resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME ?? options.serviceName }),
-    ),
+    resource,
     spanProcessors: processors,
   });
   let closing: Promise<ExternalExportOutcome> | undefined;

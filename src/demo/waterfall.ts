@@ -10,10 +10,27 @@ export interface WaterfallOptions {
   color?: boolean;
   /**
    * Width of the duration bar column, in characters.
-   * @default 32
+   * @default 32, or what fits in `width`
    */
   barWidth?: number;
+  /**
+   * Columns every line must fit in (see {@link terminalWidth}): the bar narrows first, then
+   * long names, and what still does not fit is cut with `…`.
+   * @default unlimited
+   */
+  width?: number;
 }
+
+/** A piece of a row and the colour it is painted with once it has been cut to fit. */
+interface Segment {
+  text: string;
+  paint?: (text: string) => string;
+}
+
+/** Narrowest and widest bar drawn, and the columns kept for duration and status (and a `…`). */
+const MIN_BAR = 8;
+const MAX_BAR = 32;
+const STATUS_ROOM = 20;
 
 interface SpanNode {
   span: ReceivedSpan;
@@ -36,7 +53,7 @@ export function renderWaterfall(
   options: WaterfallOptions = {},
 ): string {
   const colors = createColors(options.color ?? false);
-  const barWidth = options.barWidth ?? 32;
+  const width = options.width ?? Number.POSITIVE_INFINITY;
   const { spans, snapshots } = withoutSnapshots(allSpans);
   const traces = new Map<string, ReceivedSpan[]>();
   for (const span of spans) {
@@ -56,31 +73,41 @@ export function renderWaterfall(
       start,
     );
     const total = end - start;
-    const rows: { label: string; rest: string; bar: string }[] = [];
+    const rows: { label: string; span: ReceivedSpan }[] = [];
     let drawn = 0;
     const visit = (node: SpanNode, prefix: string, last: boolean, depth: number): void => {
       const connector = depth === 0 ? '' : last ? '└─ ' : '├─ ';
       const span = node.span;
       drawn += 1;
-      rows.push({
-        label: `${prefix}${connector}${span.name}`,
-        bar: drawBar(span, start, total, barWidth),
-        rest: describe(span, colors),
-      });
+      rows.push({ label: `${prefix}${connector}${span.name}`, span });
       const childPrefix = depth === 0 ? '' : `${prefix}${last ? '   ' : '│  '}`;
       node.children.forEach((child, index) =>
         visit(child, childPrefix, index === node.children.length - 1, depth + 1),
       );
     };
     roots.forEach((root, index) => visit(root, '', index === roots.length - 1, 0));
-    const labelWidth = Math.max(...rows.map((row) => row.label.length));
+    // Indent, label, bar and the gaps between them, then duration and status must fit.
+    const labelWidth = Math.min(
+      Math.max(...rows.map((row) => row.label.length)),
+      Math.max(12, width - 2 - 2 - MIN_BAR - 2 - STATUS_ROOM),
+    );
+    const barWidth =
+      options.barWidth ??
+      Math.max(MIN_BAR, Math.min(MAX_BAR, width - 2 - labelWidth - 2 - 2 - STATUS_ROOM));
+    const header = `trace ${traceSpans[0]!.traceId}  ${drawn} span${drawn === 1 ? '' : 's'}  ${formatDuration(total)}`;
     blocks.push(
       [
-        colors.bold(
-          `trace ${traceSpans[0]!.traceId}  ${drawn} span${drawn === 1 ? '' : 's'}  ${formatDuration(total)}`,
-        ),
-        ...rows.map(
-          (row) => `  ${row.label.padEnd(labelWidth)}  ${colors.cyan(row.bar)}  ${row.rest}`,
+        fit([{ text: header, paint: colors.bold }], width),
+        ...rows.map((row) =>
+          fit(
+            [
+              { text: `  ${cut(row.label, labelWidth).padEnd(labelWidth)}  ` },
+              { text: drawBar(row.span, start, total, barWidth), paint: colors.cyan },
+              { text: '  ' },
+              ...describe(row.span, colors),
+            ],
+            width,
+          ),
         ),
       ].join('\n'),
     );
@@ -169,20 +196,43 @@ function drawBar(span: ReceivedSpan, start: bigint, total: bigint, width: number
   return `${' '.repeat(offset)}${'█'.repeat(length)}`.padEnd(width, ' ');
 }
 
-function describe(span: ReceivedSpan, colors: ReturnType<typeof createColors>): string {
+/**
+ * `segments` joined, cut to `width` columns with `…` as the last one when anything was cut;
+ * each segment is painted after cutting, so that no escape code is cut in half.
+ */
+function fit(segments: readonly Segment[], width: number): string {
+  const total = segments.reduce((length, segment) => length + segment.text.length, 0);
+  let room = total <= width ? total : width - 1;
+  let line = '';
+  for (const segment of segments) {
+    const text = segment.text.slice(0, Math.max(0, room));
+    room -= text.length;
+    if (text !== '') line += segment.paint === undefined ? text : segment.paint(text);
+  }
+  return total <= width ? line : `${line}…`;
+}
+
+/** `text` in at most `room` columns, ending in `…` when cut. */
+function cut(text: string, room: number): string {
+  return text.length <= room ? text : `${text.slice(0, Math.max(0, room - 1))}…`;
+}
+
+function describe(span: ReceivedSpan, colors: ReturnType<typeof createColors>): Segment[] {
   const attributes = span.attributes;
-  const parts: string[] = [
-    formatDuration(span.endTimeUnixNano - span.startTimeUnixNano).padStart(7),
+  const parts: Segment[] = [
+    { text: formatDuration(span.endTimeUnixNano - span.startTimeUnixNano).padStart(7) },
   ];
   const cancelled =
     attributes['tooltrace.tool.cancelled'] === true || attributes['error.type'] === 'cancelled';
-  if (cancelled) parts.push(colors.yellow('CANCELLED'));
-  else if (span.status.code === STATUS_ERROR) parts.push(colors.red('ERROR'));
-  else if (span.status.code === STATUS_OK) parts.push(colors.green('OK'));
+  if (cancelled) parts.push({ text: 'CANCELLED', paint: colors.yellow });
+  else if (span.status.code === STATUS_ERROR) parts.push({ text: 'ERROR', paint: colors.red });
+  else if (span.status.code === STATUS_OK) parts.push({ text: 'OK', paint: colors.green });
   // Turns and model calls leave the status unset when they succeed, as the conventions ask.
-  else if (typeof attributes['tooltrace.span.kind'] !== 'string') parts.push('UNSET');
+  else if (typeof attributes['tooltrace.span.kind'] !== 'string') parts.push({ text: 'UNSET' });
   const endReason = attributes['tooltrace.end_reason'];
-  if (typeof endReason === 'string' && endReason !== 'result') parts.push(`(${endReason})`);
+  if (typeof endReason === 'string' && endReason !== 'result') {
+    parts.push({ text: `(${endReason})` });
+  }
   const summary: string[] = [];
   const input = attributes['gen_ai.usage.input_tokens'];
   const output = attributes['gen_ai.usage.output_tokens'];
@@ -215,12 +265,13 @@ function describe(span: ReceivedSpan, colors: ReturnType<typeof createColors>): 
   const coalesced = numberOf(attributes['tooltrace.stream.events.coalesced']);
   if (coalesced > 0) summary.push(`${coalesced} coalesced`);
   if (span.events.length > 0) summary.push(`${span.events.length} span events`);
-  if (summary.length > 0) parts.push(colors.dim(summary.join(', ')));
+  if (summary.length > 0) parts.push({ text: summary.join(', '), paint: colors.dim });
   if (span.status.code === STATUS_ERROR && span.status.message !== '') {
     // One row per span: a multi-line message (a stack trace) is folded onto it.
-    parts.push(colors.red(`"${span.status.message.replace(/\s+/g, ' ').trim()}"`));
+    const message = span.status.message.replace(/\s+/g, ' ').trim();
+    parts.push({ text: `"${message}"`, paint: colors.red });
   }
-  return parts.join('  ');
+  return parts.flatMap((part, index) => (index === 0 ? [part] : [{ text: '  ' }, part]));
 }
 
 function earliest(spans: readonly ReceivedSpan[]): bigint {

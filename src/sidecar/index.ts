@@ -1,26 +1,21 @@
-export { forwardEvents } from './forward-events.js';
-export type { ForwardOptions, Forwarder, ForwarderStats } from './forward-events.js';
 export { runSidecar } from './run-sidecar.js';
 export type { Sidecar } from './run-sidecar.js';
 export type { SidecarOptions } from './sidecar-options.js';
-export { SidecarMetrics } from './sidecar-metrics.js';
-export { ReliableSpanProcessor } from './reliable-span-processor.js';
-export type {
-  ReliableSpanProcessorOptions,
-  ReliableSpanProcessorStats,
-} from './reliable-span-processor.js';
+export { SidecarMetrics } from './pipeline/index.js';
+export { ReliableSpanProcessor } from './export/index.js';
+export type { ReliableSpanProcessorOptions, ReliableSpanProcessorStats } from './export/index.js';
 export {
   createTraceExporter,
   parseHeaders,
   parseKeyValueList,
   resolveExportConfig,
-} from './export-config.js';
-export type { ExportConfig, ExportOverrides, OtlpProtocol } from './export-config.js';
-export { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
-export type { OtlpHttpSpanExporterOptions } from './otlp-http-span-exporter.js';
-export { ExportRequestError } from './export-request-error.js';
-export { isLoopbackHost, parseListenAddress } from './listen-address.js';
-export type { ListenAddress } from './listen-address.js';
+} from './export/index.js';
+export type { ExportConfig, ExportOverrides, OtlpProtocol } from './export/index.js';
+export { OtlpHttpSpanExporter } from './export/index.js';
+export type { OtlpHttpSpanExporterOptions } from './export/index.js';
+export { ExportRequestError } from './export/index.js';
+export { isLoopbackHost, parseListenAddress } from './intake/index.js';
+export type { ListenAddress } from './intake/index.js';
 export {
   decodeEnvelope,
   encodeEnvelope,

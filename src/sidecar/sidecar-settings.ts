@@ -1,15 +1,34 @@
+import type { Readable } from 'node:stream';
 import { ConfigurationError } from '../errors/index.js';
-import { parseKeyValueList, resolveExportConfig, type ExportConfig } from './export-config.js';
-import { isLoopbackHost, parseListenAddress, type ListenAddress } from './listen-address.js';
+import type { TraceBy } from '../otel/index.js';
+import { parseKeyValueList, resolveExportConfig, type ExportConfig } from './export/index.js';
+import { isLoopbackHost, parseListenAddress, type ListenAddress } from './intake/index.js';
 import type { SidecarOptions } from './sidecar-options.js';
 
 /** {@link SidecarOptions} with every default applied and every setting checked, once. */
 export interface SidecarSettings {
-  stdin: boolean;
-  files: string[];
+  /** Where events come from (stdin, files, HTTP) and the limits of each. */
+  intake: {
+    stdin: boolean;
+    input: Readable | undefined;
+    files: string[];
+    checkpoint: string | undefined;
+    checkpointIntervalMs: number;
+    listen: ListenAddress[];
+    token: string | undefined;
+    maxBodyBytes: number | undefined;
+  };
+  /** The `traceToolCalls` options the flags set; `undefined` leaves its default. */
+  tracing: {
+    captureContent: boolean | undefined;
+    idleTimeoutMs: number | undefined;
+    liveUpdates: boolean | undefined;
+    liveIntervalMs: number | undefined;
+    excludeEvents: string[] | undefined;
+    traceBy: TraceBy | undefined;
+    agentName: string | undefined;
+  };
   checkpoint: string | undefined;
-  listen: ListenAddress[];
-  token: string | undefined;
   exportConfig: ExportConfig;
   serviceName: string;
   resourceAttributes: Record<string, string>;
@@ -17,7 +36,6 @@ export interface SidecarSettings {
   maxQueueSpans: number;
   maxLineBytes: number;
   statusIntervalMs: number;
-  checkpointIntervalMs: number;
 }
 
 const DEFAULT_SERVICE_NAME = 'tooltrace-sidecar';
@@ -75,11 +93,26 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
     resourceAttributes['service.name'] ??
     DEFAULT_SERVICE_NAME;
   return {
-    stdin,
-    files,
+    intake: {
+      stdin,
+      input: options.input,
+      files,
+      checkpoint: options.checkpoint,
+      checkpointIntervalMs: options.checkpointIntervalMs ?? 1000,
+      listen,
+      token,
+      maxBodyBytes: options.maxBodyBytes,
+    },
+    tracing: {
+      captureContent: options.captureContent,
+      idleTimeoutMs: options.idleTimeoutMs,
+      liveUpdates: options.liveUpdates,
+      liveIntervalMs: options.liveIntervalMs,
+      excludeEvents: options.excludeEvents,
+      traceBy: options.traceBy,
+      agentName: options.agentName,
+    },
     checkpoint: options.checkpoint,
-    listen,
-    token,
     exportConfig,
     serviceName,
     resourceAttributes: { ...resourceAttributes, 'service.name': serviceName },
@@ -87,7 +120,6 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
     maxQueueSpans: options.maxQueueSpans ?? 50_000,
     maxLineBytes: options.maxLineBytes ?? 1024 * 1024,
     statusIntervalMs: options.statusIntervalMs ?? 10_000,
-    checkpointIntervalMs: options.checkpointIntervalMs ?? 1000,
   };
 }
 

@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
 import { contentTypeOf, type OtlpEncoding } from './otlp-encoding.js';
-import { otlpProtoTypes } from './otlp-proto-schema.js';
 
 /** gRPC status codes carried in the `google.rpc.Status` body of a failure answer. */
 export const RPC_CODE = {
@@ -35,8 +34,7 @@ export function writeOtlpAnswer(response: ServerResponse, answer: OtlpAnswer): v
   } else if (answer.encoding === 'json') {
     body = Buffer.from(JSON.stringify(answer.failure));
   } else {
-    const { rpcStatus } = otlpProtoTypes();
-    body = rpcStatus.encode(rpcStatus.create(answer.failure)).finish();
+    body = encodeRpcStatus(answer.failure.code, answer.failure.message);
   }
   response.writeHead(answer.status, {
     'Content-Type': contentTypeOf(answer.encoding),
@@ -44,4 +42,29 @@ export function writeOtlpAnswer(response: ServerResponse, answer: OtlpAnswer): v
     ...answer.headers,
   });
   response.end(body);
+}
+
+/**
+ * A `google.rpc.Status` in protobuf: `code` (field 1, varint) and `message` (field 2, UTF-8).
+ * Two fields do not justify a protobuf library; the receiver's one protobuf codec is its reader.
+ */
+function encodeRpcStatus(code: number, message: string): Uint8Array {
+  const text = Buffer.from(message, 'utf8');
+  const bytes: number[] = [];
+  const varint = (value: number): void => {
+    while (value > 0x7f) {
+      bytes.push((value & 0x7f) | 0x80);
+      value >>>= 7;
+    }
+    bytes.push(value);
+  };
+  if (code !== 0) {
+    bytes.push(0x08);
+    varint(code);
+  }
+  if (text.length > 0) {
+    bytes.push(0x12);
+    varint(text.length);
+  }
+  return Buffer.concat([Buffer.from(bytes), text]);
 }

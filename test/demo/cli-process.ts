@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root: where `src/cli.ts` runs from. */
+/** The repository root: where `dist/cli.js` runs from. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** What a finished `tooltrace` child process wrote and how it exited. */
@@ -14,7 +14,8 @@ export interface CliRun {
 
 /**
  * The environment for a child: the test's own, minus anything that would change what it draws
- * or where it exports (a developer's shell may set these), plus `extra`.
+ * or where it exports (a developer's shell may set these), with `COLUMNS` wide enough that no
+ * waterfall row is cut, plus `extra`.
  */
 export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -23,15 +24,18 @@ export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   }
   delete env.NO_COLOR;
   delete env.FORCE_COLOR;
-  return { ...env, ...extra };
+  return { ...env, COLUMNS: '1000', ...extra };
 }
 
-/** Starts `node --import tsx src/cli.ts ...args` with pipes for stdio (so stdout is no TTY). */
+/**
+ * Starts the built CLI, `node dist/cli.js ...args` (Vitest's global setup builds `dist`), with
+ * pipes for stdio (so stdout is no TTY).
+ */
 export function startCli(
   args: readonly string[],
   env: NodeJS.ProcessEnv = childEnv(),
 ): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+  return spawn(process.execPath, ['dist/cli.js', ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

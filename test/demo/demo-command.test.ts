@@ -159,11 +159,19 @@ describe('tooltrace demo --fast', () => {
     }
   });
 
-  it('writes no escape codes with --no-color either', async () => {
-    const plain = await runCli(['demo', '--fast', '--no-color'], childEnv({ FORCE_COLOR: '1' }));
+  it('writes no escape codes with --no-color either, and fits the waterfall in COLUMNS', async () => {
+    const plain = await runCli(
+      ['demo', '--fast', '--no-color'],
+      childEnv({ FORCE_COLOR: '1', COLUMNS: '60' }),
+    );
     expect(plain.code).toBe(0);
     expect(plain.stdout).not.toContain('\x1b');
-    expect(waterfallOf(plain.stdout)).toHaveLength(DEMO_SPANS + 1);
+    const narrow = waterfallOf(plain.stdout);
+    expect(narrow).toHaveLength(DEMO_SPANS + 1);
+    for (const line of narrow) expect(line.length, line).toBeLessThanOrEqual(60);
+    // Every row keeps its bar and its duration; what is cut ends in an ellipsis.
+    for (const line of narrow.slice(1)) expect(line).toMatch(/█+ +\d[\d.]*(µs|ms|s)\b/);
+    expect(narrow.some((line) => line.endsWith('…'))).toBe(true);
   });
 });
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoPace } from '../../src/demo/demo-tools.js';
 import { runDemoAgent } from '../../src/demo/index.js';
 import { EventBus } from '../../src/index.js';
-import { forwardEvents } from '../../src/sidecar/index.js';
+import { forwardEvents } from '../../src/forward/index.js';
 import { startOtlpReceiver } from '../../src/testing/index.js';
 import { nexusJournal } from '../sidecar/nexus-journal.js';
 import { childEnv, rowOf, runCli, SCENARIO_TOOLS, waterfallOf } from './cli-process.js';
@@ -108,6 +108,16 @@ describe('tooltrace view', () => {
       expect(run.code).toBe(0);
       expect(waterfallOf(run.stdout)).toEqual(demoWaterfall);
       expect(run.stdout).not.toContain('\x1b');
+    });
+
+    it('fits 80 columns when its output is no terminal and COLUMNS is unset', async () => {
+      const run = await runCli(['view', otlpFile], childEnv({ COLUMNS: '' }));
+      const waterfall = waterfallOf(run.stdout);
+      expect(waterfall).toHaveLength(demoWaterfall.length);
+      expect(Math.max(...demoWaterfall.map((line) => line.length))).toBeGreaterThan(80);
+      for (const line of waterfall) expect(line.length, line).toBeLessThanOrEqual(80);
+      // Every row keeps its bar: the names and the summary give way first.
+      expect(waterfall.slice(1).every((line) => line.includes('█'))).toBe(true);
     });
 
     it('draws a pretty-printed (multi-line) OTLP JSON document the same way', async () => {

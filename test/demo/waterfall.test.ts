@@ -1,5 +1,8 @@
+import { PassThrough } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { formatDuration, renderWaterfall } from '../../src/demo/index.js';
+import { terminalWidth } from '../../src/demo/terminal-width.js';
 import type { ReceivedSpan } from '../../src/testing/index.js';
 
 const TRACE = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
@@ -402,5 +405,49 @@ describe('formatDuration()', () => {
     expect(formatDuration(999_000_000n)).toBe('999ms');
     expect(formatDuration(1_520_000_000n)).toBe('1.52s');
     expect(formatDuration(61_000_000_000n)).toBe('61.00s');
+  });
+});
+
+describe('renderWaterfall() with a width', () => {
+  const spans = [
+    span({ id: '1', name: 'execute_tool a_tool_with_a_rather_long_name', at: [0, 900] }),
+    span({
+      id: '2',
+      name: 'execute_tool fetch',
+      parent: '1',
+      at: [100, 400],
+      status: { code: 2, message: 'the upstream service answered 503 after three retries' },
+    }),
+  ];
+
+  it('cuts every line to the width, painting after the cut', () => {
+    const text = renderWaterfall(spans, { color: true, width: 50 });
+    const lines = text.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    for (const line of lines) {
+      expect(stripVTControlCharacters(line).length, line).toBeLessThanOrEqual(50);
+      // Every escape code that opens a colour is closed again on the same line.
+      expect((line.split('\x1b[').length - 1) % 2).toBe(0);
+    }
+    const plain = stripVTControlCharacters(text).split('\n');
+    // The label column narrows to what leaves room for bar, duration and status.
+    expect(plain[1]).toMatch(/^ {2}execute_tool a_… {2}█+ +900ms {2}OK$/);
+    expect(plain[2]).toMatch(/^ {2}└─ execute_tool… +█+ +300ms {2}ERROR {2}"th…$/);
+  });
+
+  it('draws the same rows as without a width when they fit', () => {
+    expect(renderWaterfall(spans, { width: 1000 })).toBe(renderWaterfall(spans));
+  });
+});
+
+describe('terminalWidth()', () => {
+  const stream = (columns?: number): NodeJS.WritableStream =>
+    Object.assign(new PassThrough(), columns === undefined ? {} : { columns });
+
+  it("takes a terminal's width, else COLUMNS, else 80", () => {
+    expect(terminalWidth(stream(132), { COLUMNS: '60' })).toBe(132);
+    expect(terminalWidth(stream(), { COLUMNS: '60' })).toBe(60);
+    expect(terminalWidth(stream(), {})).toBe(80);
+    expect(terminalWidth(stream(), { COLUMNS: 'wide' })).toBe(80);
   });
 });

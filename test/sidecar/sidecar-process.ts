@@ -40,9 +40,9 @@ export interface SidecarProcess {
 const running = new Set<ChildProcess>();
 
 /**
- * Spawns the real CLI — `node --import tsx src/cli.ts sidecar …args` — with a clean OTel
- * environment plus `options.env`, and collects its standard error. Every process started is
- * killed by {@link killSidecars} (call it in `afterEach`).
+ * Spawns the real CLI as built — `node dist/cli.js sidecar …args` (Vitest's global setup builds
+ * `dist`) — with a clean OTel environment plus `options.env`, and collects its standard error.
+ * Every process started is killed by {@link killSidecars} (call it in `afterEach`).
  */
 export function startSidecar(args: string[], options: SidecarProcessOptions = {}): SidecarProcess {
   const env: Record<string, string> = {};
@@ -52,7 +52,7 @@ export function startSidecar(args: string[], options: SidecarProcessOptions = {}
     }
   }
   Object.assign(env, options.env);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'sidecar', ...args], {
+  const child = spawn(process.execPath, ['dist/cli.js', 'sidecar', ...args], {
     cwd: ROOT,
     env,
     stdio: ['pipe', 'ignore', 'pipe'],

@@ -19,7 +19,7 @@ import {
   type OtlpReceiver,
   type ReceivedSpan,
 } from '../../src/testing/index.js';
-import { otlpProtoTypes } from '../../src/testing/otlp-proto-schema.js';
+import { otlpProtoTypes } from './otlp-proto-schema.js';
 
 type ExporterConfig = NonNullable<ConstructorParameters<typeof JsonTraceExporter>[0]>;
 

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { EventPipeline } from './event-pipeline.js';
+import type { EventPipeline } from '../pipeline/index.js';
 
 /** Options for {@link StdinSource}. */
 export interface StdinSourceOptions {

@@ -2,12 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzip } from 'node:zlib';
-
-/** What the intake hands a request body to, and what it answers with. */
-export interface IntakeOutcome {
-  accepted: number;
-  rejected: Record<string, number>;
-}
+import type { IntakeOutcome } from '../pipeline/index.js';
 
 /** Options for {@link HttpIntake.start}. */
 export interface HttpIntakeOptions {

@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT, trace, TraceFlags, type Context } from '@opentelemetry/api';
-import { newEventId, type BusEvent, type EventBus, type EventInit } from '../bus/index.js';
-import { ATTR_END_REASON } from '../otel/index.js';
-import { IO_SESSION_START, TOOL_INVOKE } from '../events/index.js';
+import { newEventId, type BusEvent, type EventBus, type EventInit } from '../../bus/index.js';
+import { ATTR_END_REASON } from '../../otel/index.js';
+import { IO_SESSION_START, TOOL_INVOKE } from '../../events/index.js';
 import {
   decodeEnvelope,
   LineSplitter,
@@ -9,9 +9,9 @@ import {
   type DecodeFailure,
   type DecodeOptions,
   type DecodeSuccess,
-} from '../wire/index.js';
+} from '../../wire/index.js';
 import type { CheckpointTracker } from './checkpoint-tracker.js';
-import type { IntakeOutcome } from './http-intake.js';
+import type { IntakeOutcome } from './intake-outcome.js';
 import type { SidecarMetrics } from './sidecar-metrics.js';
 
 /** Options for {@link EventPipeline}. */

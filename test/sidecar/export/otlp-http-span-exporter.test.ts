@@ -11,14 +11,16 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ExportRequestError } from '../../src/sidecar/export-request-error.js';
-import { OtlpHttpSpanExporter } from '../../src/sidecar/otlp-http-span-exporter.js';
-import { OtlpTraceEncoder } from '../../src/sidecar/otlp-trace-encoder.js';
+import {
+  ExportRequestError,
+  OtlpHttpSpanExporter,
+  OtlpTraceEncoder,
+} from '../../../src/sidecar/export/index.js';
 import {
   decodeTraceRequest,
   startOtlpReceiver,
   type OtlpReceiver,
-} from '../../src/testing/index.js';
+} from '../../../src/testing/index.js';
 
 /** Spans covering every field the encoder writes, from two tracers (two scopes). */
 function variedSpans(): ReadableSpan[] {

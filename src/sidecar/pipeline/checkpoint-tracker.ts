@@ -1,5 +1,5 @@
-import type { EventInit } from '../bus/index.js';
-import { TOOL_INVOKE, TOOL_RESULT } from '../events/index.js';
+import type { EventInit } from '../../bus/index.js';
+import { TOOL_INVOKE, TOOL_RESULT } from '../../events/index.js';
 import { OffsetPins } from './offset-pins.js';
 
 /** Cut points kept at most; past it every other one is dropped (the checkpoint only lags). */

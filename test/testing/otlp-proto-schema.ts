@@ -2,11 +2,11 @@ import protobuf from 'protobufjs';
 
 /**
  * The parts of opentelemetry-proto (common/v1, resource/v1, trace/v1, logs/v1 and the collector
- * trace and logs services) the receiver deals with, written out here so that nothing shares code
- * with the exporter under test. Field numbers match opentelemetry-proto; fields we do not read
- * are left out. The receiver encodes its answers with these types; requests are read by the
- * hand-written decoders (decode-trace-protobuf.ts, decode-logs-protobuf.ts), which tests check
- * against bodies these types encode.
+ * trace and logs services) the receiver deals with, written out here for the tests: protobufjs
+ * encodes hand-built requests with them, an encoder independent of both the exporter under test
+ * and the receiver's one decoder (src/testing/decode-trace-protobuf.ts and
+ * decode-logs-protobuf.ts, over ProtobufReader). Field numbers match opentelemetry-proto; fields
+ * the receiver does not read are left out.
  */
 const OTLP_PROTO_SOURCE = `
 syntax = "proto3";
@@ -177,7 +177,7 @@ let types: OtlpProtoTypes | undefined;
 
 /**
  * The OTLP protobuf types, parsed from the schema above on first use and cached. Tests use them
- * to encode hand-built requests; the receiver uses them to encode its answers.
+ * to encode hand-built requests and to read the receiver's answers.
  */
 export function otlpProtoTypes(): OtlpProtoTypes {
   if (types === undefined) {

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors/index.js';
+import { ConfigurationError } from '../../errors/index.js';
 
 /** A `--listen` address. */
 export interface ListenAddress {

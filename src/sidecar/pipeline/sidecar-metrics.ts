@@ -1,4 +1,4 @@
-import { REJECT_REASONS } from '../wire/index.js';
+import { REJECT_REASONS } from '../../wire/index.js';
 
 /** Upper bounds, in seconds, of the export latency histogram buckets. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

@@ -1,6 +1,6 @@
 import { CheckpointFile } from './checkpoint-file.js';
-import { CheckpointTracker } from './checkpoint-tracker.js';
-import type { EventPipeline, LineSource } from './event-pipeline.js';
+import { CheckpointTracker } from '../pipeline/index.js';
+import type { EventPipeline, LineSource } from '../pipeline/index.js';
 import { FileTailer, type TailOpenReason } from './file-tailer.js';
 
 /** Options for {@link FollowedFile.open}. */

@@ -1,4 +1,4 @@
-import { TooltraceError } from '../errors/index.js';
+import { TooltraceError } from '../../errors/index.js';
 
 /**
  * An OTLP export request that did not succeed: the endpoint answered with a status other than

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { VERSION } from '../version.js';
+import { VERSION } from '../../version.js';
 import { ExportRequestError } from './export-request-error.js';
 import { OtlpTraceEncoder } from './otlp-trace-encoder.js';
 

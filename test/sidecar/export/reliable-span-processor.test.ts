@@ -2,9 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BasicTracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OtlpHttpSpanExporter } from '../../src/sidecar/otlp-http-span-exporter.js';
-import { ReliableSpanProcessor } from '../../src/sidecar/reliable-span-processor.js';
-import { decodeTraceRequest } from '../../src/testing/index.js';
+import { OtlpHttpSpanExporter, ReliableSpanProcessor } from '../../../src/sidecar/export/index.js';
+import { decodeTraceRequest } from '../../../src/testing/index.js';
 
 /** A real OTLP/HTTP endpoint whose answer to each request a test decides. */
 interface ScriptedEndpoint {

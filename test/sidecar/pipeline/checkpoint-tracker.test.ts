@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { EventInit } from '../../src/bus/index.js';
-import { CheckpointTracker } from '../../src/sidecar/checkpoint-tracker.js';
-import { OffsetPins } from '../../src/sidecar/offset-pins.js';
+import type { EventInit } from '../../../src/bus/index.js';
+import { CheckpointTracker, OffsetPins } from '../../../src/sidecar/pipeline/index.js';
 
 /** Feeds one 100-byte line per event, starting at `tracker.lineEnd`; returns its root. */
 function read(

@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventBus } from '../../src/bus/index.js';
-import { forwardEvents } from '../../src/sidecar/index.js';
+import { forwardEvents } from '../../src/forward/index.js';
 import type { ReceivedSpan } from '../../src/testing/index.js';
-import { startSidecar, useReceiver } from './sidecar-process.js';
+import { startSidecar, useReceiver } from '../sidecar/sidecar-process.js';
 
 /** Tool call `callId` with three stream events, `inside` run before its result. */
 function runCall(

@@ -1,0 +1,43 @@
+import { VERSION } from '../version.js';
+
+/** `tooltrace --help`. */
+export const USAGE = `tooltrace ${VERSION}: streaming tools on an event bus, traced with OpenTelemetry
+
+Usage:
+  tooltrace demo [options]       run the demo agent live and draw its trace
+  tooltrace view FILE [options]  draw the waterfall of an OTLP JSON file or an
+                                 NDJSON event journal (tooltrace's or Nexus's)
+  tooltrace sidecar [options]    receive events (stdin, files, HTTP) and export OTLP
+  tooltrace --help               show this help
+  tooltrace --version            print the version
+
+tooltrace COMMAND --help shows a command's options.
+`;
+
+/** `tooltrace demo --help`. */
+export const DEMO_USAGE = `Usage: tooltrace demo [options]
+
+Runs a scripted agent whose tools stream, fail, get cancelled, call each other and run in a
+sub-agent; shows them live, then draws the trace as it was exported over OTLP.
+
+Options:
+  --fast                     run the scenario about fifty times faster
+  --no-color                 plain log lines, no colours or redrawing
+  --out FILE                 write what was exported as OTLP JSON
+  --forward URL              also send the events to a sidecar (its --listen address)
+  -h, --help                 show this help
+
+With OTEL_EXPORTER_OTLP_ENDPOINT set, the spans are exported there too. The waterfall fits the
+terminal (else COLUMNS, else 80 columns).
+`;
+
+/** `tooltrace view --help`. */
+export const VIEW_USAGE = `Usage: tooltrace view FILE [options]
+
+Draws the waterfall of FILE: an OTLP JSON file (one request, or one per line as the Collector's
+file exporter writes) or an NDJSON event journal (tooltrace's or a Nexus journal).
+
+Options:
+  --no-color                 no colours
+  -h, --help                 show this help
+`;

@@ -1,0 +1,15 @@
+/** The sidecar's export room: the reliable span processor, OTLP encoding and HTTP transport. */
+export { startSpanExport } from './span-export.js';
+export type { ExportMetrics, SpanExportOptions } from './span-export.js';
+export { ReliableSpanProcessor } from './reliable-span-processor.js';
+export type {
+  ReliableSpanProcessorOptions,
+  ReliableSpanProcessorStats,
+} from './reliable-span-processor.js';
+export { createTraceExporter, resolveExportConfig } from './export-config.js';
+export { parseHeaders, parseKeyValueList } from './key-value-list.js';
+export type { ExportConfig, ExportOverrides, OtlpProtocol } from './export-config.js';
+export { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
+export type { OtlpHttpSpanExporterOptions } from './otlp-http-span-exporter.js';
+export { OtlpTraceEncoder } from './otlp-trace-encoder.js';
+export { ExportRequestError } from './export-request-error.js';

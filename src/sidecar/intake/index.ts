@@ -1,0 +1,18 @@
+/**
+ * The sidecar's intake room: standard input, followed files (`tail -F`, with checkpoints) and
+ * HTTP (`POST /v1/events` with bearer tokens, probes, `/metrics`).
+ */
+export { Intakes } from './intakes.js';
+export type { IntakesOptions } from './intakes.js';
+export { StdinSource } from './stdin-source.js';
+export type { StdinSourceOptions } from './stdin-source.js';
+export { FollowedFile } from './followed-file.js';
+export type { FollowedFileOptions } from './followed-file.js';
+export { FileTailer } from './file-tailer.js';
+export type { FileTailerOptions, TailOpenReason } from './file-tailer.js';
+export { CheckpointFile } from './checkpoint-file.js';
+export type { Checkpoint } from './checkpoint-file.js';
+export { HttpIntake } from './http-intake.js';
+export type { HttpIntakeOptions } from './http-intake.js';
+export { isLoopbackHost, parseListenAddress } from './listen-address.js';
+export type { ListenAddress } from './listen-address.js';

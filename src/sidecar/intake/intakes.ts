@@ -1,0 +1,159 @@
+import { createReadStream, fstatSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { ConfigurationError } from '../../errors/index.js';
+import type { EventPipeline } from '../pipeline/index.js';
+import { FollowedFile } from './followed-file.js';
+import { HttpIntake } from './http-intake.js';
+import type { ListenAddress } from './listen-address.js';
+import { StdinSource } from './stdin-source.js';
+
+/** Options for {@link Intakes.open}. */
+export interface IntakesOptions {
+  pipeline: EventPipeline;
+  /** Read standard input (`options.input`, else the process's). */
+  stdin: boolean;
+  input?: Readable;
+  files: readonly string[];
+  /** The checkpoint of the (single) followed file. */
+  checkpoint: string | undefined;
+  checkpointIntervalMs: number;
+  listen: readonly ListenAddress[];
+  token: string | undefined;
+  maxBodyBytes?: number;
+  /** While true, reading pauses and HTTP answers 429. */
+  isFull: () => boolean;
+  /** Whether the sidecar takes events (`/readyz`). */
+  isReady: () => boolean;
+  /** Events the tracer holds for a missing invoke (the checkpoint waits for them). */
+  heldEvents: () => number;
+  renderMetrics: () => string;
+  /** Standard input ended and it was the only source. */
+  onOnlyInputEnded: () => void;
+  log: (line: string) => void;
+}
+
+/**
+ * The intake room: standard input, followed files with their checkpoints and HTTP listeners,
+ * opened together and stopped together. Every source pauses while the export queue is full and
+ * reads on when {@link resume} is called.
+ */
+export class Intakes {
+  readonly #files: FollowedFile[];
+  readonly #listeners: HttpIntake[];
+  readonly #stdin: StdinSource | undefined;
+
+  private constructor(files: FollowedFile[], listeners: HttpIntake[], options: IntakesOptions) {
+    this.#files = files;
+    this.#listeners = listeners;
+    const onlyStdin = files.length === 0 && listeners.length === 0;
+    this.#stdin = options.stdin
+      ? new StdinSource({
+          input: options.input ?? standardInput(),
+          pipeline: options.pipeline,
+          isFull: options.isFull,
+          log: options.log,
+          onEnd: () => {
+            if (onlyStdin) options.onOnlyInputEnded();
+          },
+        })
+      : undefined;
+  }
+
+  /**
+   * Reads checkpoints, binds every listen address and starts reading. A listen address that
+   * cannot be bound closes what was opened and throws a {@link ConfigurationError}.
+   */
+  static async open(options: IntakesOptions): Promise<Intakes> {
+    const files = await Promise.all(
+      options.files.map((path) =>
+        FollowedFile.open({
+          path,
+          pipeline: options.pipeline,
+          ...(options.checkpoint === undefined ? {} : { checkpointPath: options.checkpoint }),
+          checkpointIntervalMs: options.checkpointIntervalMs,
+          isPaused: options.isFull,
+          heldEvents: options.heldEvents,
+          log: options.log,
+        }),
+      ),
+    );
+    const listeners: HttpIntake[] = [];
+    try {
+      for (const address of options.listen) {
+        listeners.push(
+          await HttpIntake.start({
+            host: address.host,
+            port: address.port,
+            token: options.token,
+            ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+            ingest: (body) => options.pipeline.ingestBody(body, 'http'),
+            isFull: options.isFull,
+            isReady: options.isReady,
+            renderMetrics: options.renderMetrics,
+          }),
+        );
+      }
+    } catch (error) {
+      await Promise.all(listeners.map((listener) => listener.close(0)));
+      throw new ConfigurationError(`cannot listen: ${(error as Error).message}`, {
+        setting: '--listen',
+        cause: error,
+      });
+    }
+    const intakes = new Intakes(files, listeners, options);
+    for (const file of files) file.start();
+    for (const listener of listeners)
+      options.log(`tooltrace sidecar: listening on ${listener.url}`);
+    return intakes;
+  }
+
+  /** Base URLs of the HTTP listeners, with real ports. */
+  get urls(): string[] {
+    return this.#listeners.map((listener) => listener.url);
+  }
+
+  /** Spans the followed files' checkpoints wait for. */
+  get pinnedSpans(): number {
+    return this.#files.reduce((sum, file) => sum + file.pinnedSpans, 0);
+  }
+
+  /** Reads on where reading paused for a full queue. */
+  resume(): void {
+    for (const file of this.#files) file.poke();
+    this.#stdin?.resume();
+  }
+
+  /** Stops every source: no new connections (those open get `graceMs`), no more reading. */
+  async stop(graceMs: number): Promise<void> {
+    await Promise.all([
+      ...this.#listeners.map((listener) => listener.close(graceMs)),
+      ...this.#files.map((file) => file.stop()),
+    ]);
+    this.#stdin?.stop();
+    for (const listener of this.#listeners) listener.stopIngesting();
+  }
+
+  /** Writes every checkpoint (it stays at the first call not exported yet). */
+  async saveCheckpoints(): Promise<void> {
+    await Promise.all(this.#files.map((file) => file.saveCheckpoint()));
+  }
+}
+
+/** Bytes per read when standard input is a regular file (`tooltrace sidecar --stdin < journal`). */
+const FILE_READ_BYTES = 1024 * 1024;
+
+/**
+ * Standard input as a stream. When it is a regular file, a file stream that reads 1 MiB at a
+ * time rather than `process.stdin`'s 64 KiB: a one-shot export of a journal then takes a sixteenth
+ * of the reads and event-loop turns.
+ */
+function standardInput(): Readable {
+  try {
+    if (fstatSync(0).isFile()) {
+      return createReadStream('', { fd: 0, autoClose: false, highWaterMark: FILE_READ_BYTES });
+    }
+  } catch {
+    // No usable descriptor 0: let process.stdin decide what standard input is.
+  }
+  return process.stdin;
+}

@@ -1,0 +1,47 @@
+import {
+  defaultResource,
+  detectResources,
+  hostDetector,
+  processDetector,
+  resourceFromAttributes,
+  serviceInstanceIdDetector,
+  type Resource,
+} from '@opentelemetry/resources';
+
+/** Flags whose value is a secret (`--token T`, `--otlp-header authorization=…`). */
+const SECRET_FLAGS = new Set(['--token', '--otlp-header']);
+
+/**
+ * The resource of the spans a process exports, by OpenTelemetry's standard detection: the SDK's
+ * defaults (`telemetry.sdk.*`), then the host (`host.name`, `host.arch`, `host.id`), the process
+ * (`process.pid`, executable, command, owner, runtime) and a `service.instance.id` (a random
+ * UUID, drawn once, so it is stable for the life of the process), and over them `attributes`:
+ * `service.name` and what `OTEL_RESOURCE_ATTRIBUTES` sets, which therefore wins (a fixed
+ * `service.instance.id` included). Flag values that may be secrets are masked in
+ * `process.command_args`. Resolves once the asynchronous attributes (`host.id`) are read.
+ */
+export async function detectResource(attributes: Record<string, string>): Promise<Resource> {
+  const detected = detectResources({
+    detectors: [hostDetector, processDetector, serviceInstanceIdDetector],
+  });
+  await detected.waitForAsyncAttributes?.();
+  const commandArgs = detected.attributes['process.command_args'];
+  const masked = Array.isArray(commandArgs)
+    ? resourceFromAttributes({ 'process.command_args': maskSecrets(commandArgs.map(String)) })
+    : undefined;
+  return defaultResource()
+    .merge(detected)
+    .merge(masked ?? null)
+    .merge(resourceFromAttributes(attributes));
+}
+
+/** `args` with the value of every secret flag (`--token X`, `--token=X`) replaced by `***`. */
+function maskSecrets(args: readonly string[]): string[] {
+  return args.map((arg, index) => {
+    const equals = arg.indexOf('=');
+    if (arg.startsWith('--') && equals > 0 && SECRET_FLAGS.has(arg.slice(0, equals))) {
+      return `${arg.slice(0, equals)}=***`;
+    }
+    return index > 0 && SECRET_FLAGS.has(args[index - 1]!) ? '***' : arg;
+  });
+}

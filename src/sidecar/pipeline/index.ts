@@ -1,0 +1,14 @@
+/**
+ * The sidecar's pipeline room: decode lines, replay them onto the sidecar's own bus, trace them
+ * with the SDK's tracer provider, and track which lines a checkpoint may move past.
+ */
+export { EventPipeline } from './event-pipeline.js';
+export type { EventPipelineOptions, LineSource } from './event-pipeline.js';
+export type { IntakeOutcome } from './intake-outcome.js';
+export { detectResource } from './detect-resource.js';
+export { traceSidecarBus } from './sidecar-tracing.js';
+export type { SidecarTracingOptions } from './sidecar-tracing.js';
+export { CheckpointTracker } from './checkpoint-tracker.js';
+export { OffsetPins } from './offset-pins.js';
+export { SidecarMetrics } from './sidecar-metrics.js';
+export type { SidecarGauges } from './sidecar-metrics.js';

@@ -1,0 +1,104 @@
+import { ESLint, type Linter } from 'eslint';
+import tseslint from 'typescript-eslint';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../demo/cli-process.js';
+
+let eslint: ESLint;
+
+/** The messages the layer rule gives `code` placed at `filePath` (relative to the root). */
+async function layerProblems(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return result!.messages.map((message) => message.message);
+}
+
+describe('the layer rule (eslint.config.js)', () => {
+  beforeAll(async () => {
+    const configUrl = new URL('../../eslint.config.js', import.meta.url).href;
+    const { layerRules } = (await import(configUrl)) as { layerRules: Linter.Config[] };
+    eslint = new ESLint({
+      cwd: ROOT,
+      overrideConfigFile: true,
+      overrideConfig: [{ languageOptions: { parser: tseslint.parser } }, ...layerRules],
+    });
+  });
+
+  it('fails an import against the direction of the layers', async () => {
+    expect(
+      await layerProblems(
+        'src/bus/new-file.ts',
+        "import { traceToolCalls } from '../otel/index.js';",
+      ),
+    ).toEqual([expect.stringMatching(/src\/bus must not depend on src\/otel/)]);
+    expect(
+      await layerProblems(
+        'src/otel/new-file.ts',
+        "import { runSidecar } from '../sidecar/index.js';",
+      ),
+    ).toEqual([expect.stringMatching(/src\/otel must not depend on src\/sidecar/)]);
+    expect(
+      await layerProblems('src/forward/new-file.ts', "import { X } from '../streamtool/index.js';"),
+    ).toEqual([expect.stringMatching(/src\/forward must not depend on src\/streamtool/)]);
+  });
+
+  it('holds the sidecar rooms to intake -> pipeline -> export', async () => {
+    expect(
+      await layerProblems(
+        'src/sidecar/export/new-file.ts',
+        "import { EventPipeline } from '../pipeline/index.js';",
+      ),
+    ).toEqual([
+      expect.stringMatching(/src\/sidecar\/export must not depend on .*src\/sidecar\/pipeline/),
+    ]);
+    expect(
+      await layerProblems(
+        'src/sidecar/pipeline/new-file.ts',
+        "import { Intakes } from '../intake/index.js';",
+      ),
+    ).toEqual([expect.stringMatching(/must not depend on src\/sidecar\/intake/)]);
+    expect(
+      await layerProblems(
+        'src/sidecar/intake/new-file.ts',
+        "import { runSidecar } from '../run-sidecar.js';",
+      ),
+    ).toEqual([expect.stringMatching(/the sidecar's composition/)]);
+    expect(
+      await layerProblems(
+        'src/sidecar/intake/new-file.ts',
+        "import { demo } from '../../demo/index.js';",
+      ),
+    ).toEqual([expect.stringMatching(/src\/sidecar\/intake must not depend on src\/demo/)]);
+  });
+
+  it('keeps OpenTelemetry out of the root layers and the SDK out of otel and forward', async () => {
+    expect(
+      await layerProblems('src/wire/new-file.ts', "import { trace } from '@opentelemetry/api';"),
+    ).toEqual([expect.stringMatching(/never imports OpenTelemetry/)]);
+    expect(
+      await layerProblems(
+        'src/otel/new-file.ts',
+        "import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';",
+      ),
+    ).toEqual([expect.stringMatching(/nothing of OpenTelemetry but the API/)]);
+  });
+
+  it('lets the allowed directions through', async () => {
+    expect(
+      await layerProblems(
+        'src/sidecar/intake/new-file.ts',
+        "import { EventPipeline } from '../pipeline/index.js';\nimport { EventBus } from '../../bus/index.js';",
+      ),
+    ).toEqual([]);
+    expect(
+      await layerProblems(
+        'src/otel/new-file.ts',
+        "import { trace } from '@opentelemetry/api';\nimport { EventBus } from '../bus/index.js';",
+      ),
+    ).toEqual([]);
+    expect(
+      await layerProblems(
+        'src/forward/new-file.ts',
+        "import { encodeEnvelope } from '../wire/index.js';",
+      ),
+    ).toEqual([]);
+  });
+});
