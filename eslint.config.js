@@ -61,10 +61,19 @@ const noOpenTelemetry = {
   message: 'The root entry never imports OpenTelemetry.',
 };
 
-/** `tooltrace/otel` and `tooltrace/forward` load nothing of OpenTelemetry but the API. */
+/** `tooltrace/forward` loads nothing of OpenTelemetry but the API. */
 const apiOnly = {
   group: ['@opentelemetry/*', '!@opentelemetry/api'],
-  message: 'tooltrace/otel and tooltrace/forward load nothing of OpenTelemetry but the API.',
+  message: 'tooltrace/forward loads nothing of OpenTelemetry but the API.',
+};
+
+/**
+ * `tooltrace/otel` loads nothing of OpenTelemetry but its APIs: the tracing and metrics API and
+ * the logs API (for stream events as log records); never the SDK, an exporter or OTLP.
+ */
+const apisOnly = {
+  group: ['@opentelemetry/*', '!@opentelemetry/api', '!@opentelemetry/api-logs'],
+  message: 'tooltrace/otel loads nothing of OpenTelemetry but its APIs (api, api-logs).',
 };
 
 /** Specifiers that reach folder `name` of src from a file up to three folders deep. */
@@ -96,7 +105,8 @@ function layerRule(layer) {
     });
   }
   if (rootLayers.has(layer)) patterns.push(noOpenTelemetry);
-  if (layer === 'otel' || layer === 'forward') patterns.push(apiOnly);
+  if (layer === 'forward') patterns.push(apiOnly);
+  if (layer === 'otel') patterns.push(apisOnly);
   // The sidecar's rooms have rules of their own; its own rule covers the composition only.
   const files = layer === 'sidecar' ? ['src/sidecar/*.ts'] : [`src/${layer}/**/*.ts`];
   return {

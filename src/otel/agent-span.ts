@@ -59,6 +59,14 @@ export class AgentSpan implements AgentSpanInit {
   firstChunkUnixNano: bigint | undefined;
   /** A model call ended by `llm.stream.end` whose `llm.response` may still come. */
   awaitingResponse = false;
+  /** What the span's instruments are recorded with. */
+  agentName = '';
+  requestModel = '';
+  responseModel = '';
+  inputTokens: number | undefined;
+  outputTokens: number | undefined;
+  /** `error.type` the span ended with, `''` for success. */
+  errorType = '';
   #recorded = 0;
   #coalesced = 0;
   #runner: ScopeRunner | undefined;

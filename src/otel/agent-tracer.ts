@@ -75,6 +75,7 @@ import {
   type UsageFields,
 } from './agent-fields.js';
 import { AgentSpan, type AgentSpanKind } from './agent-span.js';
+import type { AgentMetrics } from './agent-metrics.js';
 import type { CausalIndex } from './causal-index.js';
 import type { ContentCapture } from './content-capture.js';
 import type { ErrorReporter } from './error-reporter.js';
@@ -134,6 +135,7 @@ interface SessionState {
 /** What the agent tracer shares with the tool-call tracer that owns it. */
 export interface AgentTracerDeps {
   readonly options: ResolvedOptions;
+  readonly metrics: AgentMetrics;
   readonly starter: SpanStarter;
   readonly index: CausalIndex;
   readonly errors: ErrorReporter;
@@ -377,6 +379,7 @@ export class AgentTracer {
       [ATTR_SPAN_KIND]: SESSION,
     };
     const root = this.#start('session', event, now, session, {
+      agentName: '',
       key: session.id,
       name: session.id === '' ? SESSION : `${SESSION} ${session.id}`,
       attributes,
@@ -417,6 +420,7 @@ export class AgentTracer {
     if (fields.turnId !== '') attributes[ATTR_TURN_ID] = fields.turnId;
     if (fields.iteration !== undefined) attributes[ATTR_TURN_ITERATION] = fields.iteration;
     const turn = this.#start('turn', event, now, session, {
+      agentName,
       key: fields.turnId,
       name: agentSpanName(agentName),
       attributes,
@@ -474,6 +478,7 @@ export class AgentTracer {
     }
     if (inferred) attributes[ATTR_START_INFERRED] = true;
     const chat = this.#start('chat', event, now, session, {
+      agentName,
       key: fields.requestId,
       name: chatSpanName(fields.model),
       attributes,
@@ -482,6 +487,7 @@ export class AgentTracer {
       explicit: () => namedTurn(session, fields.turnId)?.spanContext,
       heuristic: () => this.#containerFor(session, event)?.spanContext,
     });
+    chat.requestModel = fields.model;
     session.chats.push(chat);
     return chat;
   }
@@ -601,6 +607,7 @@ export class AgentTracer {
     if (fields.spawnId !== '') attributes[ATTR_SUBAGENT_SPAWN_ID] = fields.spawnId;
     if (fields.parentTurnId !== '') attributes[ATTR_TURN_ID] = fields.parentTurnId;
     const subagent = this.#start('subagent', event, now, session, {
+      agentName: title,
       key: fields.spawnId,
       name: agentSpanName(title),
       attributes,
@@ -676,6 +683,7 @@ export class AgentTracer {
     now: number,
     session: SessionState,
     how: {
+      agentName: string;
       key: string;
       name: string;
       attributes: Attributes;
@@ -729,6 +737,7 @@ export class AgentTracer {
       },
       now,
     );
+    agent.agentName = how.agentName;
     this.#open.set(agent.spanContext.spanId, agent);
     if (agent.startEventId !== '') this.#byStartId.set(agent.startEventId, agent);
     this.#counts.spansStarted += 1;
@@ -770,6 +779,9 @@ export class AgentTracer {
     const attributes: Attributes = {};
     if (fields.model !== '') attributes[ATTR_GEN_AI_RESPONSE_MODEL] = fields.model;
     setUsage(attributes, fields.usage);
+    chat.responseModel = fields.model;
+    chat.inputTokens = fields.usage.inputTokens;
+    chat.outputTokens = fields.usage.outputTokens;
     if (fields.finishReason !== '') {
       attributes[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = [fields.finishReason];
     }
@@ -798,6 +810,7 @@ export class AgentTracer {
 
   #fail(agent: AgentSpan, errorType: string, message: string, unixNano: bigint): void {
     const type = errorType !== '' ? errorType : ERROR_TYPE_OTHER;
+    agent.errorType = type;
     const shown = this.#deps.filterMessage(message);
     agent.span.setAttribute(ATTR_ERROR_TYPE, type);
     agent.span.addEvent(
@@ -810,6 +823,7 @@ export class AgentTracer {
 
   #endUnfinished(agent: AgentSpan, reason: EndReason): void {
     if (reason === 'abandoned') {
+      agent.errorType = ERROR_TYPE_ABANDONED;
       try {
         agent.span.setAttribute(ATTR_ERROR_TYPE, ERROR_TYPE_ABANDONED);
         agent.span.setStatus({
@@ -843,9 +857,9 @@ export class AgentTracer {
       const attributes: Attributes = { [ATTR_END_REASON]: reason };
       agent.eventAttributes(attributes);
       agent.span.setAttributes(attributes);
-      agent.span.end(
-        agent.hrTime(endUnixNano > agent.startUnixNano ? endUnixNano : agent.startUnixNano),
-      );
+      const end = endUnixNano > agent.startUnixNano ? endUnixNano : agent.startUnixNano;
+      agent.span.end(agent.hrTime(end));
+      this.#measure(agent, reason, end);
     } catch (error) {
       this.#deps.errors.report('tracer', error);
     }
@@ -856,6 +870,28 @@ export class AgentTracer {
       hook(agent.span, reason);
     } catch (error) {
       this.#deps.errors.report('hook', error);
+    }
+  }
+
+  #measure(agent: AgentSpan, reason: EndReason, endUnixNano: bigint): void {
+    const { metrics } = this.#deps;
+    if (agent.kind === 'chat') {
+      metrics.chatEnded(
+        {
+          agentName: agent.agentName,
+          requestModel: agent.requestModel,
+          responseModel: agent.responseModel,
+          startUnixNano: agent.startUnixNano,
+          endUnixNano,
+          errorType: agent.errorType,
+          inputTokens: agent.inputTokens,
+          outputTokens: agent.outputTokens,
+        },
+        reason,
+      );
+    } else if (agent.kind !== 'session') {
+      const { agentName, startUnixNano, errorType } = agent;
+      metrics.agentEnded(agentName, startUnixNano, endUnixNano, errorType, reason);
     }
   }
 

@@ -4,7 +4,8 @@
  */
 export { traceToolCalls } from './trace-tool-calls.js';
 export type { ToolCallTracing } from './trace-tool-calls.js';
-export type { TraceBy, TraceToolCallsOptions } from './options.js';
+export type { StreamEventsAs, TraceBy, TraceToolCallsOptions } from './options.js';
+export type { AgentTracingStats } from './agent-tracer.js';
 export type { ToolCallTracingStats } from './tracing-stats.js';
 export { DerivedIdGenerator } from './derived-id-generator.js';
 export { redactCredentials } from './redact.js';

@@ -91,6 +91,10 @@ export class OpenCall {
   agentName = '';
   /** Span id of the span's parent (`''` for a root): the agent span it keeps busy. */
   parentSpanId = '';
+  /** `error.type` the call ended with, `''` for success; set by its outcome. */
+  errorType = '';
+  /** The tool name the call was counted in flight under (a late invoke may rename it). */
+  meteredName = '';
   /** Subscriber clock (ms) when the span started: when the call is due its first snapshot. */
   readonly openedAt: number;
   /** In-flight snapshots exported so far. */
@@ -288,6 +292,11 @@ export class OpenCall {
   /** Stream events recorded so far (duplicates excluded): what tells a snapshot it is stale. */
   get streamEventCount(): number {
     return this.#partialCount + this.#progressCount;
+  }
+
+  /** Time of the first partial, `undefined` before one came. */
+  get firstPartialUnixNano(): bigint | undefined {
+    return this.#firstPartialUnixNano;
   }
 
   /** The latest partial's payload; `undefined` without content capture. */

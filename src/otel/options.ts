@@ -1,9 +1,13 @@
-import type { Context, Span, TracerProvider } from '@opentelemetry/api';
+import type { Context, MeterProvider, Span, TracerProvider } from '@opentelemetry/api';
+import type { LoggerProvider } from '@opentelemetry/api-logs';
 import type { BusEvent } from '../bus/index.js';
 import { ConfigurationError } from '../errors/index.js';
 import type { EndReason } from './attribute-names.js';
 import type { DerivedIdGenerator } from './derived-id-generator.js';
 import { redactCredentials, type RedactHook } from './redact.js';
+
+/** Where stream events go: span events, log records, or both. */
+export type StreamEventsAs = 'span-events' | 'log-records' | 'both';
 
 /** How calls that have no parent span are grouped into traces. */
 export type TraceBy = 'causal-root' | 'session' | 'call';
@@ -16,6 +20,26 @@ export interface TraceToolCallsOptions {
    * @default the global provider (`trace.getTracerProvider()`)
    */
   tracerProvider?: TracerProvider;
+  /**
+   * Where the instruments come from (`gen_ai.execute_tool.duration` and the rest, see the
+   * README's Metrics section). With none registered, nothing is recorded and it costs nothing.
+   * @default the global provider (`metrics.getMeterProvider()`)
+   */
+  meterProvider?: MeterProvider;
+  /**
+   * How stream events are recorded. `span-events` (Jaeger and Tempo show no logs): sampled span
+   * events on the call's span. `log-records`: one OpenTelemetry log record per event, named
+   * `tool.stream.progress` / `tool.stream.partial` (`event.name`), in the call span's context
+   * (its trace and span id), with the same attributes and content rules; the span keeps only its
+   * stream summary. `both`: each.
+   * @default 'span-events'
+   */
+  streamEvents?: StreamEventsAs;
+  /**
+   * Where log records go with `streamEvents` `log-records` or `both`.
+   * @default the global provider (`logs.getLoggerProvider()` of `@opentelemetry/api-logs`)
+   */
+  loggerProvider?: LoggerProvider;
   /**
    * Record content: the call's arguments (`gen_ai.tool.call.arguments`), stream payloads
    * (`tooltrace.stream.payload` on span events) and the output (`gen_ai.tool.call.result`),
@@ -145,6 +169,9 @@ export interface TraceToolCallsOptions {
 /** {@link TraceToolCallsOptions} with every default applied and checked, resolved once. */
 export interface ResolvedOptions {
   readonly tracerProvider: TracerProvider | undefined;
+  readonly meterProvider: MeterProvider | undefined;
+  readonly streamEvents: StreamEventsAs;
+  readonly loggerProvider: LoggerProvider | undefined;
   readonly captureContent: boolean;
   readonly maxContentBytes: number;
   readonly redact: RedactHook;
@@ -207,6 +234,9 @@ export function resolveOptions(
   }
   return {
     tracerProvider: checkObject(options.tracerProvider, 'tracerProvider'),
+    meterProvider: checkObject(options.meterProvider, 'meterProvider'),
+    streamEvents: checkStreamEvents(options.streamEvents),
+    loggerProvider: checkObject(options.loggerProvider, 'loggerProvider'),
     captureContent,
     maxContentBytes: checkInteger(options.maxContentBytes, 'maxContentBytes', 4096, 16),
     redact: checkFunction(options.redact, 'redact') ?? redactCredentials,
@@ -250,6 +280,19 @@ function checkInteger(value: unknown, name: string, fallback: number, minimum: n
     );
   }
   return value;
+}
+
+const STREAM_EVENTS_AS: readonly StreamEventsAs[] = ['span-events', 'log-records', 'both'];
+
+function checkStreamEvents(value: unknown): StreamEventsAs {
+  if (value === undefined) return 'span-events';
+  if (!STREAM_EVENTS_AS.includes(value as StreamEventsAs)) {
+    throw new ConfigurationError(
+      `options.streamEvents must be one of ${STREAM_EVENTS_AS.join(', ')}, got ${JSON.stringify(value)}`,
+      { setting: 'streamEvents' },
+    );
+  }
+  return value as StreamEventsAs;
 }
 
 function checkString(value: unknown, name: string): string {

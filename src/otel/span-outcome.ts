@@ -56,6 +56,7 @@ export function applyResult(
       ? result.errorType
       : ERROR_TYPE_OTHER;
   const message = filterMessage(result.error !== '' ? result.error : 'cancelled');
+  call.errorType = errorType;
   attributes[ATTR_ERROR_TYPE] = errorType;
   if (result.cancelled) attributes[ATTR_TOOL_CANCELLED] = true;
   span.setAttributes(attributes);
@@ -78,6 +79,7 @@ export function applyUnfinished(call: OpenCall, reason: EndReason, idleTimeoutMs
   call.flushStream();
   const attributes = outcomeAttributes(call, reason);
   if (reason === 'abandoned') {
+    call.errorType = ERROR_TYPE_ABANDONED;
     attributes[ATTR_ERROR_TYPE] = ERROR_TYPE_ABANDONED;
     span.setAttributes(attributes);
     span.setStatus({

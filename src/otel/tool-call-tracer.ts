@@ -1,9 +1,11 @@
 import {
   ROOT_CONTEXT,
   context as contextApi,
+  metrics,
   trace,
   type TracerProvider,
 } from '@opentelemetry/api';
+import { logs } from '@opentelemetry/api-logs';
 import type { BusEvent, EventBus, ScopeRunner } from '../bus/index.js';
 import {
   TOOL_INVOKE,
@@ -14,6 +16,8 @@ import {
 } from '../events/index.js';
 import { VERSION } from '../version.js';
 import { ATTR_GEN_AI_AGENT_NAME, type EndReason } from './attribute-names.js';
+import { AgentMetrics } from './agent-metrics.js';
+import { StreamLogRecords } from './stream-log-records.js';
 import { AgentTracer } from './agent-tracer.js';
 import { GenerationalMap } from './generational-map.js';
 import { eventTypeFilter } from './event-type-filter.js';
@@ -77,6 +81,8 @@ export class ToolCallTracer {
   readonly #idOf: (event: BusEvent) => string;
   readonly #sweepIntervalMs: number;
   readonly #agent: AgentTracer;
+  readonly #metrics: AgentMetrics;
+  readonly #logRecords: StreamLogRecords | undefined;
   /** `true` for event types left out by `excludeEvents`; `undefined` when nothing is. */
   readonly #excluded: ((type: string) => boolean) | undefined;
   /** Start times of ended calls without invoke ids, by call key: tells a replay from a reuse. */
@@ -110,7 +116,13 @@ export class ToolCallTracer {
       ? new ContentCapture(maxContentBytes, redact, onRedactError)
       : undefined;
     this.#errorText = new ContentCapture(maxContentBytes, redact, onRedactError);
-    this.#settings = streamSettings(options.maxStreamEvents, this.#capture);
+    // With log records only, the span keeps its stream summary and no stream span events.
+    const spanEvents = options.streamEvents === 'log-records' ? 0 : options.maxStreamEvents;
+    this.#settings = streamSettings(spanEvents, this.#capture);
+    this.#logRecords =
+      options.streamEvents === 'span-events'
+        ? undefined
+        : new StreamLogRecords(options.loggerProvider ?? logs.getLoggerProvider(), this.#capture);
     this.#index = new CausalIndex(options.maxRememberedEvents);
     const tracer = provider.getTracer('tooltrace', VERSION);
     this.#starter = new SpanStarter(
@@ -125,8 +137,10 @@ export class ToolCallTracer {
       errors: this.#errors,
     });
     this.#idOf = stableEventIdReader(options.stableEventId, this.#errors);
+    this.#metrics = new AgentMetrics(options.meterProvider ?? metrics.getMeterProvider());
     this.#agent = new AgentTracer({
       options,
+      metrics: this.#metrics,
       starter: this.#starter,
       index: this.#index,
       errors: this.#errors,
@@ -267,8 +281,15 @@ export class ToolCallTracer {
       payload?.payload,
       this.#now,
     );
-    if (recorded) this.#counts.streamEvents += 1;
-    else this.#counts.duplicateEvents += 1;
+    if (!recorded) {
+      this.#counts.duplicateEvents += 1;
+      return;
+    }
+    this.#counts.streamEvents += 1;
+    const records = this.#logRecords;
+    if (records === undefined) return;
+    const time = event.timeUnixNano;
+    records.emit(call, kind, time, payload?.sequence, payload?.progress, payload?.payload);
   }
 
   #onInvoke(event: BusEvent): void {
@@ -431,7 +452,13 @@ export class ToolCallTracer {
     const agentName = start.attributes[ATTR_GEN_AI_AGENT_NAME];
     if (typeof agentName === 'string') call.agentName = agentName;
     call.parentSpanId = parentSpanId;
+    call.meteredName = start.name;
     this.#agent.childStarted(parentSpanId, start.startUnixNano, this.#now);
+    try {
+      this.#metrics.callStarted(start.name);
+    } catch (error) {
+      this.#errors.report('tracer', error);
+    }
     this.#open.add(call);
     this.#counts.spansStarted += 1;
     this.#ensureTimer();
@@ -471,6 +498,19 @@ export class ToolCallTracer {
     this.#live?.finish(call);
     try {
       call.span.end(call.hrTime(endUnixNano));
+      this.#metrics.callEnded(
+        {
+          toolName: call.toolName,
+          agentName: call.agentName,
+          startUnixNano: call.startUnixNano,
+          endUnixNano,
+          errorType: call.errorType,
+          firstPartialUnixNano: call.firstPartialUnixNano,
+          streamEvents: call.streamEventCount,
+        },
+        reason,
+        call.meteredName,
+      );
     } catch (error) {
       this.#errors.report('tracer', error);
     }

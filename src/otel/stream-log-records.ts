@@ -1,0 +1,65 @@
+import { ROOT_CONTEXT, trace, type Attributes } from '@opentelemetry/api';
+import { SeverityNumber, type Logger, type LoggerProvider } from '@opentelemetry/api-logs';
+import { TOOL_STREAM_PARTIAL, TOOL_STREAM_PROGRESS } from '../events/index.js';
+import { VERSION } from '../version.js';
+import {
+  ATTR_GEN_AI_TOOL_CALL_ID,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_STREAM_PAYLOAD,
+  partialEventAttributes,
+  progressEventAttributes,
+} from './attribute-names.js';
+import type { ContentCapture } from './content-capture.js';
+import type { OpenCall } from './open-call.js';
+import { payloadBytes } from './payload-bytes.js';
+import { PARTIAL, type StreamKind } from './stream-sampler.js';
+
+/** The most progress previews are cut to, as on span events. */
+const PROGRESS_PREVIEW_BYTES = 256;
+
+/**
+ * Stream events as OpenTelemetry log records (`streamEvents: 'log-records'` or `'both'`), the
+ * form OpenTelemetry moves events to as it deprecates the span-event API: one record per
+ * `tool.stream.progress` or `tool.stream.partial`, named by `event.name`, at the event's time,
+ * in the context of the call's span (so it carries the span's trace and span id), with the
+ * attributes and content rules of the span events, plus the tool's name and call id. Every
+ * event becomes a record: the logs pipeline's own batching bounds what is held.
+ */
+export class StreamLogRecords {
+  readonly #logger: Logger;
+  readonly #capture: ContentCapture | undefined;
+
+  constructor(provider: LoggerProvider, capture: ContentCapture | undefined) {
+    this.#logger = provider.getLogger('tooltrace', VERSION);
+    this.#capture = capture;
+  }
+
+  emit(
+    call: OpenCall,
+    kind: StreamKind,
+    timeUnixNano: bigint,
+    sequence: unknown,
+    progress: unknown,
+    payload: unknown,
+  ): void {
+    const seq = typeof sequence === 'number' && Number.isSafeInteger(sequence) ? sequence : 0;
+    const partial = kind === PARTIAL;
+    const attributes: Attributes = partial
+      ? partialEventAttributes(seq, payloadBytes(payload))
+      : progressEventAttributes(seq, typeof progress === 'number' ? progress : -1);
+    attributes[ATTR_GEN_AI_TOOL_NAME] = call.toolName;
+    if (call.callId !== '') attributes[ATTR_GEN_AI_TOOL_CALL_ID] = call.callId;
+    if (this.#capture !== undefined) {
+      const limit = partial ? undefined : PROGRESS_PREVIEW_BYTES;
+      const text = this.#capture.text(ATTR_STREAM_PAYLOAD, payload, limit);
+      if (text !== undefined) attributes[ATTR_STREAM_PAYLOAD] = text;
+    }
+    this.#logger.emit({
+      eventName: partial ? TOOL_STREAM_PARTIAL : TOOL_STREAM_PROGRESS,
+      timestamp: call.hrTime(timeUnixNano),
+      severityNumber: SeverityNumber.INFO,
+      attributes,
+      context: trace.setSpanContext(ROOT_CONTEXT, call.spanContext),
+    });
+  }
+}
