@@ -1,6 +1,6 @@
 import { EventBus } from '../bus/index.js';
 import { Deadline } from './deadline.js';
-import { startSpanExport } from './export/index.js';
+import { resolveMetricsExport, startMetricsExport, startSpanExport } from './export/index.js';
 import { Intakes } from './intake/index.js';
 import {
   detectResource,
@@ -8,6 +8,7 @@ import {
   SidecarMetrics,
   traceSidecarBus,
 } from './pipeline/index.js';
+import { VERSION } from '../version.js';
 import type { SidecarOptions } from './sidecar-options.js';
 import { resolveSidecarSettings } from './sidecar-settings.js';
 import { shutDownSidecar } from './sidecar-shutdown.js';
@@ -36,6 +37,11 @@ export interface Sidecar {
  */
 export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
   const settings = resolveSidecarSettings(options);
+  const metricsConfig = resolveMetricsExport(
+    options.env ?? process.env,
+    settings.exportConfig.tracesUrl,
+    settings.exportConfig.protocol,
+  );
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const checkpointing = settings.checkpoint !== undefined;
   const metrics = new SidecarMetrics();
@@ -57,7 +63,23 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     },
   });
   const resource = await detectResource(settings.resourceAttributes);
-  const tracing = traceSidecarBus({ bus, pipeline, processor, resource, ...settings.tracing });
+  const metricsExport =
+    metricsConfig === undefined
+      ? undefined
+      : startMetricsExport({
+          config: metricsConfig,
+          headers: settings.exportConfig.headers,
+          resource,
+          observe: (provider) => metrics.observe(provider.getMeter('tooltrace.sidecar', VERSION)),
+        });
+  const tracing = traceSidecarBus({
+    bus,
+    pipeline,
+    processor,
+    resource,
+    meterProvider: metricsExport?.meterProvider,
+    ...settings.tracing,
+  });
   let intakes: Intakes | undefined;
   let stopping: Promise<number> | undefined;
   try {
@@ -74,6 +96,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
   } catch (error) {
     await tracing.shutdown();
     await processor.shutdown(0);
+    await metricsExport?.shutdown(0);
     throw error;
   }
   const parts = { intakes, tracing, processor, checkpointing, log };
@@ -90,6 +113,9 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
   const stopStatus = startStatusLine(settings.statusIntervalMs, status, log);
   const { tracesUrl, protocol } = settings.exportConfig;
   log(`tooltrace sidecar: exporting to ${tracesUrl} (${protocol}) as ${settings.serviceName}`);
+  if (metricsExport !== undefined) {
+    log(`tooltrace sidecar: metrics to ${metricsExport.url} (${metricsExport.protocol})`);
+  }
   // A sidecar runs until it is stopped, even while it only waits (for a retry, say).
   const keepAlive = setInterval(() => {}, 1 << 30);
   const deadline = new Deadline();
@@ -101,6 +127,8 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     stopping ??= (async () => {
       log(`tooltrace sidecar: ${reason}; ending open calls and flushing`);
       await shutDownSidecar(parts, deadline, timeoutMs);
+      // The final collection: every call measured up to the end goes out.
+      if (metricsExport !== undefined) await deadline.race(metricsExport.shutdown(timeoutMs));
       stopStatus();
       log(formatStatus(status));
       deadline.cancel();

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeLogsRequest } from './decode-logs-request.js';
+import { decodeMetricsRequest } from './decode-metrics-request.js';
 import { decodeTraceRequest } from './decode-trace-request.js';
 import { OtlpDecodeError } from './otlp-decode-error.js';
 import { CountWaiters, type WaitFailure } from './count-waiters.js';
@@ -8,11 +9,13 @@ import { RPC_CODE, writeOtlpAnswer, type OtlpAnswer } from './otlp-answer.js';
 import { otlpEncodingOf } from './otlp-encoding.js';
 import { decompressBody, readRequestBody } from './read-request-body.js';
 import type { ReceivedLogRecord } from './received-log-record.js';
+import type { ReceivedMetricPoint } from './received-metric-point.js';
 import type { ReceivedSpan } from './received-span.js';
 import { ReceiverWaitError } from './receiver-wait-error.js';
 
 const TRACES_PATH = '/v1/traces';
 const LOGS_PATH = '/v1/logs';
+const METRICS_PATH = '/v1/metrics';
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 const DEFAULT_WAIT_MS = 10_000;
 
@@ -76,7 +79,8 @@ export interface ReceivedRequest {
 
 /**
  * A real OTLP/HTTP receiver in the test process: what an OpenTelemetry Collector would be, minus
- * the forwarding. It accepts `POST /v1/traces` and `POST /v1/logs` in protobuf or JSON, gzip or
+ * the forwarding. It accepts `POST /v1/traces` and `POST /v1/logs` in protobuf or JSON (and
+ * `POST /v1/metrics` in JSON), gzip or
  * deflate compressed or not, answers as the OTLP/HTTP specification says, and keeps every span
  * and log record it decoded, in arrival order, for assertions.
  */
@@ -91,6 +95,11 @@ export interface OtlpReceiver {
   readonly spans: readonly ReceivedSpan[];
   /** Log records received so far, in arrival order. */
   readonly logs: readonly ReceivedLogRecord[];
+  /**
+   * Metric data points received so far (`POST /v1/metrics`, OTLP/JSON only), in arrival order:
+   * each export of a cumulative metric adds its points again.
+   */
+  readonly metrics: readonly ReceivedMetricPoint[];
   /** Every request answered so far, refused ones included, in the order they were answered. */
   readonly requests: readonly ReceivedRequest[];
   /**
@@ -159,6 +168,7 @@ class HttpOtlpReceiver implements OtlpReceiver {
   #url = '';
   #spans: ReceivedSpan[] = [];
   #logs: ReceivedLogRecord[] = [];
+  #metrics: ReceivedMetricPoint[] = [];
   #requests: ReceivedRequest[] = [];
   readonly #waiters = new CountWaiters();
   #available = true;
@@ -215,6 +225,10 @@ class HttpOtlpReceiver implements OtlpReceiver {
     return this.#logs;
   }
 
+  get metrics(): readonly ReceivedMetricPoint[] {
+    return this.#metrics;
+  }
+
   get requests(): readonly ReceivedRequest[] {
     return this.#requests;
   }
@@ -243,6 +257,7 @@ class HttpOtlpReceiver implements OtlpReceiver {
   clear(): void {
     this.#spans = [];
     this.#logs = [];
+    this.#metrics = [];
     this.#requests = [];
   }
 
@@ -320,7 +335,13 @@ class HttpOtlpReceiver implements OtlpReceiver {
   /** Decides the answer and, for an accepted request, stores what it carried. */
   async #answer(record: ReceivedRequest, body: Buffer | undefined): Promise<OtlpAnswer> {
     const signal =
-      record.path === TRACES_PATH ? 'traces' : record.path === LOGS_PATH ? 'logs' : undefined;
+      record.path === TRACES_PATH
+        ? 'traces'
+        : record.path === LOGS_PATH
+          ? 'logs'
+          : record.path === METRICS_PATH
+            ? 'metrics'
+            : undefined;
     const encoding = otlpEncodingOf(record.contentType);
     const failure = (status: number, code: number, message: string): OtlpAnswer => ({
       status,
@@ -368,10 +389,14 @@ class HttpOtlpReceiver implements OtlpReceiver {
         const spans = decodeTraceRequest(plain.body, record.contentType);
         for (const span of spans) this.#spans.push(span);
         record.itemCount = spans.length;
-      } else {
+      } else if (signal === 'logs') {
         const logs = decodeLogsRequest(plain.body, record.contentType);
         for (const log of logs) this.#logs.push(log);
         record.itemCount = logs.length;
+      } else {
+        const points = decodeMetricsRequest(plain.body, record.contentType);
+        for (const point of points) this.#metrics.push(point);
+        record.itemCount = points.length;
       }
     } catch (error) {
       if (error instanceof OtlpDecodeError) {

@@ -13,3 +13,5 @@ export { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
 export type { OtlpHttpSpanExporterOptions } from './otlp-http-span-exporter.js';
 export { OtlpTraceEncoder } from './otlp-trace-encoder.js';
 export { ExportRequestError } from './export-request-error.js';
+export { resolveMetricsExport, startMetricsExport } from './metrics-export.js';
+export type { MetricsExport, MetricsExportConfig } from './metrics-export.js';

@@ -1,3 +1,4 @@
+import type { Meter } from '@opentelemetry/api';
 import { REJECT_REASONS } from '../../wire/index.js';
 
 /** Upper bounds, in seconds, of the export latency histogram buckets. */
@@ -81,6 +82,61 @@ export class SidecarMetrics {
       spansRefused: this.#spansRefused,
       exportFailures: this.#exportFailures,
     };
+  }
+
+  /**
+   * Registers the sidecar's own health as OpenTelemetry instruments on `meter`, read at each
+   * collection: the same counters as {@link SidecarMetrics.render}, so they go out over OTLP
+   * beside the tool-call metrics. `tooltrace.sidecar.spans.refused` must stay 0.
+   */
+  observe(meter: Meter): void {
+    const counter = (name: string, unit: string, description: string) =>
+      meter.createObservableCounter(name, { unit, description });
+    const received = counter(
+      'tooltrace.sidecar.events.received',
+      '{event}',
+      'Event lines accepted, by source.',
+    );
+    const rejected = counter(
+      'tooltrace.sidecar.events.rejected',
+      '{event}',
+      'Event lines rejected, by reason.',
+    );
+    const exported = counter(
+      'tooltrace.sidecar.spans.exported',
+      '{span}',
+      'Spans the OTLP endpoint accepted.',
+    );
+    const failed = counter(
+      'tooltrace.sidecar.exports.failed',
+      '{request}',
+      'Failed export attempts (retried).',
+    );
+    const refused = counter(
+      'tooltrace.sidecar.spans.refused',
+      '{span}',
+      'Spans the endpoint refused for good; should stay 0.',
+    );
+    const queue = meter.createObservableGauge('tooltrace.sidecar.export.queue.depth', {
+      unit: '{span}',
+      description: 'Ended spans waiting for export.',
+    });
+    const open = meter.createObservableGauge('tooltrace.sidecar.spans.open', {
+      unit: '{span}',
+      description: 'Tool calls started and not yet ended.',
+    });
+    meter.addBatchObservableCallback(
+      (result) => {
+        for (const [source, count] of this.#received) result.observe(received, count, { source });
+        for (const [reason, count] of this.#rejected) result.observe(rejected, count, { reason });
+        result.observe(exported, this.#spansExported);
+        result.observe(failed, this.#exportFailures);
+        result.observe(refused, this.#spansRefused);
+        result.observe(queue, this.#gauges?.queueDepth() ?? 0);
+        result.observe(open, this.#gauges?.openSpans() ?? 0);
+      },
+      [received, rejected, exported, failed, refused, queue, open],
+    );
   }
 
   /** The metrics in the Prometheus text exposition format. */

@@ -1,4 +1,4 @@
-import type { TracerProvider } from '@opentelemetry/api';
+import { createNoopMeter, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { EventBus } from '../../bus/index.js';
@@ -10,6 +10,9 @@ import {
 } from '../../otel/index.js';
 import type { EventPipeline } from './event-pipeline.js';
 
+/** Records nothing: the sidecar never falls back to a global meter provider. */
+const NO_METRICS: MeterProvider = { getMeter: () => createNoopMeter() };
+
 /** Options for {@link traceSidecarBus}. */
 export interface SidecarTracingOptions {
   bus: EventBus;
@@ -17,6 +20,8 @@ export interface SidecarTracingOptions {
   /** Where ended spans go (the export room's processor). */
   processor: SpanProcessor;
   resource: Resource;
+  /** Where the tool-call metrics go; `undefined` records none. */
+  meterProvider?: MeterProvider | undefined;
   captureContent?: boolean;
   idleTimeoutMs?: number;
   liveUpdates?: boolean;
@@ -49,6 +54,7 @@ export function traceSidecarBus(options: SidecarTracingOptions): ToolCallTracing
     idGenerator,
     stableEventId: pipeline.stableEventId,
     parentContext: pipeline.parentContext,
+    meterProvider: options.meterProvider ?? NO_METRICS,
     ...(options.captureContent === undefined ? {} : { captureContent: options.captureContent }),
     ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
     ...(options.liveUpdates === undefined ? {} : { liveUpdates: options.liveUpdates }),

@@ -1,0 +1,141 @@
+import type { MeterProvider as MeterProviderApi } from '@opentelemetry/api';
+import { OTLPMetricExporter as OtlpJsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPMetricExporter as OtlpProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
+import type { Resource } from '@opentelemetry/resources';
+import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { ConfigurationError } from '../../errors/index.js';
+
+/** Where and how the sidecar exports metrics, from {@link resolveMetricsExport}. */
+export interface MetricsExportConfig {
+  readonly url: string;
+  readonly protocol: 'http/protobuf' | 'http/json';
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+}
+
+/** Options for {@link startMetricsExport}. */
+export interface MetricsExportOptions {
+  config: MetricsExportConfig;
+  /** Export headers (`--otlp-header`, `OTEL_EXPORTER_OTLP_HEADERS`). */
+  headers: Record<string, string>;
+  resource: Resource;
+  /** Registers instruments of the sidecar's own (its health) on the provider's meter. */
+  observe: (provider: MeterProviderApi) => void;
+}
+
+/** A running metrics export: the provider the subscriber records into. */
+export interface MetricsExport {
+  readonly meterProvider: MeterProviderApi;
+  /** Where the metrics go, for the start-up line. */
+  readonly url: string;
+  readonly protocol: string;
+  /** Exports what was recorded since the last export, then stops; at most `timeoutMs`. */
+  shutdown(timeoutMs: number): Promise<void>;
+}
+
+/** The OTLP specification's default metric export interval. */
+const DEFAULT_INTERVAL_MS = 60_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * Where the tool-call metrics and the sidecar's own health go over OTLP, beside the traces, or
+ * `undefined` with `OTEL_METRICS_EXPORTER=none`; any other value but `otlp` is refused. The
+ * endpoint is `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`, else the traces URL with `/v1/metrics` in
+ * place of `/v1/traces`; the protocol `OTEL_EXPORTER_OTLP_METRICS_PROTOCOL`, else the traces
+ * one; the interval `OTEL_METRIC_EXPORT_INTERVAL` (ms, 60000) and timeout
+ * `OTEL_METRIC_EXPORT_TIMEOUT` (ms, 30000). A bad value throws a {@link ConfigurationError}
+ * naming the variable, before anything starts.
+ */
+export function resolveMetricsExport(
+  env: NodeJS.ProcessEnv,
+  tracesUrl: string,
+  tracesProtocol: string,
+): MetricsExportConfig | undefined {
+  const exporterName = env.OTEL_METRICS_EXPORTER?.trim().toLowerCase() || 'otlp';
+  if (exporterName === 'none') return undefined;
+  if (exporterName !== 'otlp') {
+    throw new ConfigurationError(
+      `OTEL_METRICS_EXPORTER '${exporterName}' is not supported: use otlp or none`,
+      { setting: 'OTEL_METRICS_EXPORTER' },
+    );
+  }
+  const protocol = env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL?.trim() || tracesProtocol;
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    throw new ConfigurationError(
+      `OTLP metrics protocol '${protocol}' is not supported: use http/protobuf or http/json`,
+      { setting: 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL' },
+    );
+  }
+  const intervalMs = milliseconds(env, 'OTEL_METRIC_EXPORT_INTERVAL', DEFAULT_INTERVAL_MS);
+  return {
+    url: metricsUrl(env, tracesUrl),
+    protocol,
+    intervalMs,
+    timeoutMs: Math.min(
+      intervalMs,
+      milliseconds(env, 'OTEL_METRIC_EXPORT_TIMEOUT', DEFAULT_TIMEOUT_MS),
+    ),
+  };
+}
+
+/** Starts the metrics export `config` describes: a MeterProvider read every interval. */
+export function startMetricsExport(options: MetricsExportOptions): MetricsExport {
+  const { config } = options;
+  const exporterOptions = { url: config.url, headers: options.headers };
+  const exporter =
+    config.protocol === 'http/json'
+      ? new OtlpJsonMetricExporter(exporterOptions)
+      : new OtlpProtoMetricExporter(exporterOptions);
+  const reader = new PeriodicExportingMetricReader({
+    exporter,
+    exportIntervalMillis: config.intervalMs,
+    exportTimeoutMillis: config.timeoutMs,
+  });
+  const provider = new MeterProvider({ resource: options.resource, readers: [reader] });
+  options.observe(provider);
+  let stopped: Promise<void> | undefined;
+  return {
+    meterProvider: provider,
+    url: config.url,
+    protocol: config.protocol,
+    shutdown(shutdownTimeoutMs: number): Promise<void> {
+      stopped ??= provider
+        .shutdown({ timeoutMillis: Math.max(1, shutdownTimeoutMs) })
+        .catch(() => undefined);
+      return stopped;
+    },
+  };
+}
+
+function metricsUrl(env: NodeJS.ProcessEnv, tracesUrl: string): string {
+  const explicit = env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT?.trim();
+  if (explicit !== undefined && explicit !== '') {
+    try {
+      return new URL(explicit).href;
+    } catch {
+      throw new ConfigurationError(
+        `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT is not a URL: '${explicit}'`,
+        { setting: 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT' },
+      );
+    }
+  }
+  if (tracesUrl.endsWith('/v1/traces'))
+    return `${tracesUrl.slice(0, -'/v1/traces'.length)}/v1/metrics`;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || 'http://localhost:4318';
+  return `${base.replace(/\/+$/, '')}/v1/metrics`;
+}
+
+function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name]?.trim();
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new ConfigurationError(
+      `${name} must be a positive number of milliseconds, got '${text}'`,
+      {
+        setting: name,
+      },
+    );
+  }
+  return value;
+}

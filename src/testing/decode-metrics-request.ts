@@ -1,0 +1,71 @@
+import { decodeKeyValues } from './any-value.js';
+import { OtlpDecodeError } from './otlp-decode-error.js';
+import { parseJsonBody, requestEncodingOf } from './otlp-encoding.js';
+import { recordField, recordsField, stringField, type OtlpRecord } from './otlp-fields.js';
+import { doubleOf, int64Of } from './otlp-scalars.js';
+import type { ReceivedMetricPoint } from './received-metric-point.js';
+import { decodeResource, decodeScope } from './received-scope.js';
+
+const TYPES = ['histogram', 'sum', 'gauge'] as const;
+
+/**
+ * Decodes the body of an OTLP/HTTP JSON metrics export (`ExportMetricsServiceRequest`) into its
+ * data points, each with its metric's name, unit and type: histograms (count and sum), sums and
+ * gauges (the value). Only OTLP/JSON is decoded; a protobuf body is refused with an
+ * {@link OtlpDecodeError} saying so, since the receiver has no protobuf metrics schema. Other
+ * metric types (exponential histograms, summaries) are skipped.
+ */
+export function decodeMetricsRequest(body: Uint8Array, contentType: string): ReceivedMetricPoint[] {
+  if (requestEncodingOf(contentType) === 'protobuf') {
+    throw new OtlpDecodeError(
+      'this receiver decodes OTLP metrics in JSON only: send them with http/json',
+      { where: '' },
+    );
+  }
+  const root = parseJsonBody(body);
+  const points: ReceivedMetricPoint[] = [];
+  recordsField(root, 'resourceMetrics', '').forEach((resourceMetrics, resourceIndex) => {
+    const resourcePath = `resourceMetrics[${resourceIndex}]`;
+    const resource = decodeResource(resourceMetrics, resourcePath);
+    recordsField(resourceMetrics, 'scopeMetrics', resourcePath).forEach((scopeMetrics, index) => {
+      const scopePath = `${resourcePath}.scopeMetrics[${index}]`;
+      const scope = decodeScope(scopeMetrics, scopePath);
+      recordsField(scopeMetrics, 'metrics', scopePath).forEach((metric, metricIndex) => {
+        const where = `${scopePath}.metrics[${metricIndex}]`;
+        const name = stringField(metric, 'name', where);
+        const unit = stringField(metric, 'unit', where);
+        for (const type of TYPES) {
+          const data = recordField(metric, type, where);
+          if (data === undefined) continue;
+          recordsField(data, 'dataPoints', `${where}.${type}`).forEach((point, pointIndex) => {
+            const pointPath = `${where}.${type}.dataPoints[${pointIndex}]`;
+            points.push({
+              name,
+              unit,
+              type,
+              attributes: decodeKeyValues(point, 'attributes', pointPath),
+              count: type === 'histogram' ? countOf(point, pointPath) : undefined,
+              value: valueOf(point, type, pointPath),
+              resource,
+              scope,
+            });
+          });
+        }
+      });
+    });
+  });
+  return points;
+}
+
+function countOf(point: OtlpRecord, where: string): number {
+  return Number(int64Of(point.count ?? 0, `${where}.count`));
+}
+
+function valueOf(point: OtlpRecord, type: string, where: string): number | undefined {
+  if (type === 'histogram') {
+    return point.sum === undefined ? undefined : doubleOf(point.sum, `${where}.sum`);
+  }
+  if (point.asDouble !== undefined) return doubleOf(point.asDouble, `${where}.asDouble`);
+  if (point.asInt !== undefined) return Number(int64Of(point.asInt, `${where}.asInt`));
+  return undefined;
+}

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import type { ReceivedMetricPoint } from '../../src/testing/index.js';
+import { eventIdFor } from './journal-lines.js';
+import { startSidecar, useReceiver } from './sidecar-process.js';
+
+const BASE_MS = Date.UTC(2026, 4, 1, 12, 0, 0);
+
+/** One envelope line at `ms` after the base time. */
+function line(type: string, id: string, parent: string, ms: number, payload: unknown): string {
+  return JSON.stringify({
+    ts: new Date(BASE_MS + ms).toISOString(),
+    type,
+    event_id: eventIdFor(id),
+    ...(parent === '' ? {} : { parent_id: eventIdFor(parent) }),
+    session_id: 's1',
+    agent_id: 'planner',
+    payload,
+  });
+}
+
+type Outcome = { error?: string; cancelled?: boolean };
+
+function invoke(callId: string, name: string, ms: number): string {
+  return line('tool.invoke', `invoke-${callId}`, '', ms, { id: callId, name, arguments: {} });
+}
+
+function result(callId: string, name: string, ms: number, outcome: Outcome = {}): string {
+  const payload = { id: callId, name, output: 'done', ...outcome };
+  return line('tool.result', `result-${callId}`, `invoke-${callId}`, ms, payload);
+}
+
+function points(all: readonly ReceivedMetricPoint[], name: string): ReceivedMetricPoint[] {
+  return all.filter((point) => point.name === name);
+}
+
+describe('tooltrace sidecar metrics export', () => {
+  const testbed = useReceiver();
+
+  it('sends gen_ai.execute_tool.duration to /v1/metrics: every call once, by tool and error.type, in-flight snapshots not counted', async () => {
+    const sidecar = startSidecar(['--stdin', '--live-interval', '20ms', '--status-interval', '0'], {
+      keepStdinOpen: true,
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url,
+        OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json',
+      },
+    });
+    // Two slow calls stay open until each has had in-flight snapshots exported.
+    sidecar.child.stdin!.write(
+      `${invoke('tc_slow_0', 'slow', 0)}\n${invoke('tc_slow_1', 'slow', 1)}\n`,
+    );
+    await expect
+      .poll(
+        () => testbed.receiver.spans.filter((span) => span.attributes['tooltrace.inflight']).length,
+        { timeout: 20_000 },
+      )
+      .toBeGreaterThanOrEqual(2);
+    const lines: string[] = [];
+    for (let index = 0; index < 6; index += 1) {
+      lines.push(
+        invoke(`tc_search_${index}`, 'search', 10 + index),
+        result(`tc_search_${index}`, 'search', 20 + index),
+      );
+    }
+    for (let index = 0; index < 3; index += 1) {
+      lines.push(
+        invoke(`tc_fetch_${index}`, 'fetch', 30 + index),
+        result(`tc_fetch_${index}`, 'fetch', 40 + index, { error: 'HTTP 503' }),
+      );
+    }
+    lines.push(
+      result('tc_slow_0', 'slow', 5000, { error: 'aborted', cancelled: true }),
+      result('tc_slow_1', 'slow', 6000, { error: 'aborted', cancelled: true }),
+    );
+    sidecar.child.stdin!.end(`${lines.join('\n')}\n`);
+    expect((await sidecar.exited).code).toBe(0);
+
+    const received = testbed.receiver.metrics;
+    const durations = points(received, 'gen_ai.execute_tool.duration');
+    expect(durations.length).toBeGreaterThan(0);
+    expect(new Set(durations.map((point) => point.unit))).toEqual(new Set(['s']));
+    // One export at shutdown: cumulative points, each call in exactly one of them.
+    const count = (tool: string, errorType?: string): number =>
+      durations
+        .filter(
+          (point) =>
+            point.attributes['gen_ai.tool.name'] === tool &&
+            point.attributes['error.type'] === errorType,
+        )
+        .reduce((total, point) => total + (point.count ?? 0), 0);
+    expect(durations.reduce((total, point) => total + (point.count ?? 0), 0)).toBe(11);
+    expect(count('search')).toBe(6);
+    expect(count('fetch', '_OTHER')).toBe(3);
+    expect(count('slow', 'cancelled')).toBe(2);
+    const slow = durations.find((point) => point.attributes['gen_ai.tool.name'] === 'slow');
+    expect(slow?.value).toBeCloseTo(5 + 5.999, 6);
+    expect(slow?.resource['service.name']).toBe('tooltrace-sidecar');
+
+    // The sidecar's own health, beside them.
+    const refused = points(received, 'tooltrace.sidecar.spans.refused');
+    expect(refused.map((point) => point.value)).toEqual([0]);
+    const accepted = points(received, 'tooltrace.sidecar.events.received');
+    expect(accepted.reduce((total, point) => total + (point.value ?? 0), 0)).toBe(22);
+    expect(sidecar.stderr()).toContain(`metrics to ${testbed.receiver.url}/v1/metrics (http/json)`);
+  });
+
+  it('sends no metrics with OTEL_METRICS_EXPORTER=none, and refuses an exporter it does not have', async () => {
+    const input = `${invoke('tc_1', 'search', 0)}\n${result('tc_1', 'search', 5)}\n`;
+    const quiet = startSidecar(['--stdin'], {
+      input,
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url, OTEL_METRICS_EXPORTER: 'none' },
+    });
+    expect((await quiet.exited).code).toBe(0);
+    expect(testbed.receiver.requests.filter((request) => request.path === '/v1/metrics')).toEqual(
+      [],
+    );
+    expect(testbed.receiver.spans).toHaveLength(1);
+
+    const refused = startSidecar(['--stdin'], {
+      input,
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url,
+        OTEL_METRICS_EXPORTER: 'prometheus',
+      },
+    });
+    expect((await refused.exited).code).not.toBe(0);
+    expect(refused.stderr()).toMatch(
+      /OTEL_METRICS_EXPORTER 'prometheus' is not supported: use otlp or none/,
+    );
+  });
+});
