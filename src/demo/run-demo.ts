@@ -8,6 +8,7 @@ import { LiveDisplay } from './live-display.js';
 import { encodeOtlpJson } from './otlp-json.js';
 import { startTraceSink } from './trace-sink.js';
 import { terminalWidth } from './terminal-width.js';
+import { ToolTable } from './tool-table.js';
 import { renderWaterfall } from './waterfall.js';
 
 /** Options for {@link runDemo}; the `tooltrace demo` flags map onto these. */
@@ -35,8 +36,10 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   const color = options.color ?? false;
   const sink = await startTraceSink({ env, serviceName: 'tooltrace-demo', exportElsewhere: true });
   const bus = new EventBus();
+  const table = new ToolTable();
   const tracing = traceToolCalls(bus, {
     tracerProvider: sink.tracerProvider,
+    meterProvider: table.meterProvider,
     idGenerator: sink.idGenerator,
     // One trace for the whole session, under its root span, as the Go original draws it.
     traceBy: 'session',
@@ -61,6 +64,8 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     const spans = await sink.collect(DEMO_SPAN_COUNT);
     out.write(`\nThe trace, drawn from what was exported over OTLP:\n\n`);
     out.write(renderWaterfall(spans, { color, width: terminalWidth(out) }));
+    out.write(`\nPer tool, from the metrics the same subscriber recorded:\n\n`);
+    out.write(await table.render());
     if (options.out !== undefined) {
       try {
         await writeFile(options.out, encodeOtlpJson(spans));
@@ -88,6 +93,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     }
   } finally {
     await forwarder?.close(0);
+    await table.shutdown();
     const external = await sink.close();
     if (external.status === 'success') {
       out.write(`\nExported ${external.exported} spans to ${external.url}.\n`);

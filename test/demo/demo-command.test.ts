@@ -129,6 +129,21 @@ describe('tooltrace demo --fast', () => {
     expect(rowOf(waterfall, 'index_files')).toMatch(/ 48 progress to 100%/);
   });
 
+  it('prints a per-tool table from the metrics: every call counted once, the two failures as errors', () => {
+    const start = run.stdout.indexOf('Per tool, from the metrics');
+    expect(start).toBeGreaterThan(-1);
+    const rows = run.stdout
+      .slice(start)
+      .split('\n')
+      .filter((line) => /^ {2}[a-z_]+ +\d+ +\d+ /.test(line))
+      .map((line) => line.trim().split(/\s+/).slice(0, 3));
+    expect(rows.map(([tool]) => tool)).toEqual([...SCENARIO_TOOLS].sort());
+    for (const [tool, calls, errors] of rows) {
+      expect(calls).toBe('1');
+      expect(errors).toBe(tool === 'fetch_prices' || tool === 'slow_search' ? '1' : '0');
+    }
+  });
+
   it('writes no escape codes when stdout is not a terminal', () => {
     expect(run.stdout).not.toContain('\x1b');
   });

@@ -1,0 +1,120 @@
+import { MeterProvider, MetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
+import { formatDuration } from './waterfall.js';
+
+/** A metric reader the demo collects once, at its end screen. */
+class DemoMetricReader extends MetricReader {
+  protected override onForceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  protected override onShutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** One row of the end screen's table. */
+interface ToolRow {
+  calls: number;
+  errors: number;
+  /** Bucket counts of `gen_ai.execute_tool.duration`, all outcomes merged. */
+  buckets: number[];
+  boundaries: number[];
+  firstPartialSum: number;
+  firstPartialCount: number;
+}
+
+/**
+ * The demo's own metrics: a MeterProvider the subscriber records into, read once at the end to
+ * print a per-tool table (calls, errors, p95 duration, mean time to first partial) from the very
+ * instruments a user's dashboard would chart.
+ */
+export class ToolTable {
+  readonly #reader = new DemoMetricReader();
+  readonly meterProvider = new MeterProvider({ readers: [this.#reader] });
+
+  /** The table, one row per tool, in name order. */
+  async render(): Promise<string> {
+    const { resourceMetrics } = await this.#reader.collect();
+    const rows = new Map<string, ToolRow>();
+    const row = (tool: string): ToolRow => {
+      let found = rows.get(tool);
+      if (found === undefined) {
+        found = {
+          calls: 0,
+          errors: 0,
+          buckets: [],
+          boundaries: [],
+          firstPartialSum: 0,
+          firstPartialCount: 0,
+        };
+        rows.set(tool, found);
+      }
+      return found;
+    };
+    for (const scope of resourceMetrics.scopeMetrics) {
+      for (const metric of scope.metrics) {
+        const name = metric.descriptor.name;
+        if (
+          name !== 'gen_ai.execute_tool.duration' &&
+          name !== 'tooltrace.tool.time_to_first_partial'
+        ) {
+          continue;
+        }
+        for (const point of (metric as HistogramMetricData).dataPoints) {
+          const tool = String(point.attributes['gen_ai.tool.name'] ?? '');
+          const entry = row(tool);
+          if (name === 'tooltrace.tool.time_to_first_partial') {
+            entry.firstPartialSum += point.value.sum ?? 0;
+            entry.firstPartialCount += point.value.count;
+            continue;
+          }
+          entry.calls += point.value.count;
+          if (point.attributes['error.type'] !== undefined) entry.errors += point.value.count;
+          entry.boundaries = point.value.buckets.boundaries;
+          point.value.buckets.counts.forEach((count, index) => {
+            entry.buckets[index] = (entry.buckets[index] ?? 0) + count;
+          });
+        }
+      }
+    }
+    const lines = [
+      `  ${'tool'.padEnd(16)} ${'calls'.padStart(5)} ${'errors'.padStart(6)} ${'p95 ≤'.padStart(8)} ${'first partial'.padStart(14)}`,
+    ];
+    for (const [tool, entry] of [...rows].sort(([left], [right]) => left.localeCompare(right))) {
+      if (entry.calls === 0) continue;
+      const p95 = upperBoundAt(entry, 0.95);
+      const first =
+        entry.firstPartialCount === 0
+          ? '—'
+          : formatDuration(
+              BigInt(Math.round((entry.firstPartialSum / entry.firstPartialCount) * 1e9)),
+            );
+      lines.push(
+        `  ${tool.padEnd(16)} ${String(entry.calls).padStart(5)} ${String(entry.errors).padStart(6)} ${p95.padStart(8)} ${first.padStart(14)}`,
+      );
+    }
+    return `${lines.join('\n')}\n`;
+  }
+
+  shutdown(): Promise<void> {
+    return this.meterProvider.shutdown();
+  }
+}
+
+/**
+ * The upper bound of the bucket holding the `quantile` of the recorded values: all a histogram
+ * can say (the p95 is at most this), shown as `≤ 1.28s`; `> 81.92s` past the last bound.
+ */
+function upperBoundAt(entry: ToolRow, quantile: number): string {
+  const wanted = Math.ceil(entry.calls * quantile);
+  let seen = 0;
+  for (const [index, count] of entry.buckets.entries()) {
+    seen += count;
+    if (seen >= wanted) {
+      const bound = entry.boundaries[index];
+      return bound === undefined
+        ? `> ${formatDuration(BigInt(Math.round((entry.boundaries.at(-1) ?? 0) * 1e9)))}`
+        : formatDuration(BigInt(Math.round(bound * 1e9)));
+    }
+  }
+  return '—';
+}
