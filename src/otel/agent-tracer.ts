@@ -330,6 +330,9 @@ export class AgentTracer {
     return id !== '' ? id : this.#lastSession;
   }
 
+  /** The session `event` belongs to: its own, else the one last started on the bus. */
+  readonly sessionOf = (event: BusEvent): string => this.#sessionIdOf(event);
+
   #session(id: string, now: number): SessionState {
     let session = this.#sessions.get(id);
     if (session === undefined) {

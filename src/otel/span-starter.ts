@@ -100,6 +100,7 @@ export class SpanStarter {
   #idGeneratorChecked = false;
   #containers: Containers | undefined;
   #describe: ((sessionId: string, toolName: string) => string | undefined) | undefined;
+  #sessionOf: ((event: BusEvent) => string) | undefined;
   #openAgentSpan: ((id: string) => SpanContext | undefined) | undefined;
 
   constructor(
@@ -291,7 +292,7 @@ export class SpanStarter {
     const attributes = toolCallAttributes(
       name,
       callId,
-      causation.sessionId,
+      this.#sessionOf?.(event) ?? causation.sessionId,
       causation.agentId,
       agentName,
     );
@@ -301,6 +302,14 @@ export class SpanStarter {
 
   readonly #openSpanContext = (id: string): SpanContext | undefined =>
     this.#open.byInvokeId(id)?.spanContext ?? this.#openAgentSpan?.(id);
+
+  /**
+   * The session an event belongs to for `gen_ai.conversation.id`: its own, else the one last
+   * started (`io.session.start`) on the bus.
+   */
+  setSessionOf(sessionOf: (event: BusEvent) => string): void {
+    this.#sessionOf = sessionOf;
+  }
 
   /** Where tool descriptions come from when the invoke has none (an `llm.request`'s tools). */
   setDescriptions(describe: (sessionId: string, toolName: string) => string | undefined): void {

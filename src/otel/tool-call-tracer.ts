@@ -152,6 +152,7 @@ export class ToolCallTracer {
     this.#starter.setContainers(this.#agent.containers);
     this.#starter.setOpenAgentSpans(this.#agent.openSpanContext);
     this.#starter.setDescriptions(this.#agent.describe);
+    this.#starter.setSessionOf(this.#agent.sessionOf);
     this.#excluded = eventTypeFilter(options.excludeEvents);
     this.#endedStarts = new GenerationalMap(options.maxRememberedEvents);
     const shortest = Math.min(options.idleTimeoutMs, options.reorderWindowMs || Infinity);

@@ -400,9 +400,15 @@ describe('traceToolCalls() agent spans', () => {
     plain('io.session.start', { session_id: 'abc' }, 0);
     plain('agent.turn.start', {}, 1);
     plain('llm.response', { Model: 'm' }, 2);
-    plain('agent.turn.end', {}, 3);
-    const spans = await allSpans(2);
-    expect(spans.map((span) => span.name).sort()).toEqual(['chat m', 'invoke_agent coder']);
+    plain('tool.invoke', { id: 'tc_1', name: 'ls', arguments: {} }, 3);
+    plain('tool.result', { id: 'tc_1', name: 'ls', output: '' }, 4);
+    plain('agent.turn.end', {}, 5);
+    const spans = await allSpans(3);
+    expect(spans.map((span) => span.name).sort()).toEqual([
+      'chat m',
+      'execute_tool ls',
+      'invoke_agent coder',
+    ]);
     for (const span of spans) {
       expect(span.attributes['gen_ai.conversation.id']).toBe('abc');
       expect(span.attributes['gen_ai.agent.name']).toBe('coder');
