@@ -78,6 +78,19 @@ describe('the layer rule (eslint.config.js)', () => {
         'src/otel/new-file.ts',
         "import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';",
       ),
+    ).toEqual([expect.stringMatching(/nothing of OpenTelemetry but its APIs/)]);
+    // The logs API serves stream events as log records in otel; forward needs none of it.
+    expect(
+      await layerProblems(
+        'src/otel/new-file.ts',
+        "import { logs } from '@opentelemetry/api-logs';",
+      ),
+    ).toEqual([]);
+    expect(
+      await layerProblems(
+        'src/forward/new-file.ts',
+        "import { logs } from '@opentelemetry/api-logs';",
+      ),
     ).toEqual([expect.stringMatching(/nothing of OpenTelemetry but the API/)]);
   });
 
