@@ -12,9 +12,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  */
 export default function buildDist(): void {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(
-    process.execPath,
-    [tsc, '-p', 'tsconfig.build.json'],
-    { cwd: ROOT, stdio: 'inherit' },
-  );
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
 }
