@@ -9,7 +9,6 @@ export type { ToolCallTracing } from './trace-tool-calls.js';
 export type { StreamEventsAs, TraceBy, TraceToolCallsOptions } from './options.js';
 export type { AgentTracingStats } from './agent-tracer.js';
 export type { ToolCallTracingStats } from './tracing-stats.js';
-export type { AgentTracingStats } from './agent-tracer.js';
 export { DerivedIdGenerator } from './derived-id-generator.js';
 export { redactCredentials } from './redact.js';
 export type { RedactHook } from './redact.js';
