@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/errors/index.js';
 import { runSidecar, type SidecarOptions } from '../../src/sidecar/index.js';
+import type { ReceivedRequest } from '../../src/testing/index.js';
 import { journalText } from './journal-lines.js';
 import { startSidecar, useReceiver } from './sidecar-process.js';
 
@@ -48,9 +49,14 @@ describe('sidecar export configuration', () => {
       env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${testbed.receiver.url}/custom/traces` },
       log: () => {},
     });
-    const [request] = await testbed.receiver.waitForRequests(1);
-    expect(request!.path).toBe('/custom/traces');
-    expect(request!.status).toBe(404);
+    // The sidecar's metrics reach this receiver too (/v1/metrics): find the traces request.
+    let request: ReceivedRequest | undefined;
+    for (let count = 1; request === undefined; count += 1) {
+      const requests = await testbed.receiver.waitForRequests(count);
+      request = requests.find((received) => received.path === '/custom/traces');
+    }
+    expect(request.path).toBe('/custom/traces');
+    expect(request.status).toBe(404);
     await sidecar.stop('test over', 0);
   });
 

@@ -272,7 +272,7 @@ describe('startOtlpReceiver()', () => {
     });
 
     it('answers 404 for another path and 405 for another method', async () => {
-      const notFound = await fetchStatus(`${receiver.url}/v1/metrics`, {
+      const notFound = await fetchStatus(`${receiver.url}/v1/profiles`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: '{}',
@@ -284,7 +284,7 @@ describe('startOtlpReceiver()', () => {
       expect(notAllowed.headers.get('allow')).toBe('POST');
       await notAllowed.arrayBuffer();
       expect(receiver.requests.map((request) => [request.path, request.status])).toEqual([
-        ['/v1/metrics', 404],
+        ['/v1/profiles', 404],
         ['/v1/traces', 405],
       ]);
     });
