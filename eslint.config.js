@@ -119,7 +119,7 @@ function layerRule(layer) {
 export const layerRules = Object.keys(mayImport).map(layerRule);
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'coverage/**', 'node_modules/**'] },
+  { ignores: ['dist/**', 'coverage/**', 'node_modules/**', '.readme-blocks/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

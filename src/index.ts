@@ -76,8 +76,26 @@ export type {
   ToolFactory,
 } from './streamtool/index.js';
 export {
+  decodeEnvelope,
+  DECODE_WARNINGS,
+  encodeEnvelope,
+  LineSplitter,
+  REJECT_REASONS,
+} from './wire/index.js';
+export type {
+  DecodeFailure,
+  DecodeOptions,
+  DecodeResult,
+  DecodeSuccess,
+  DecodeWarning,
+  EncodeOptions,
+  LineSplitterOptions,
+  RejectReason,
+} from './wire/index.js';
+export {
   ChannelClosedError,
   ChannelFullError,
+  ConfigurationError,
   MalformedToolEventError,
   PluginStateError,
   SequenceOrderError,

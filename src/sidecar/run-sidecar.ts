@@ -12,7 +12,7 @@ import { VERSION } from '../version.js';
 import type { SidecarOptions } from './sidecar-options.js';
 import { resolveSidecarSettings } from './sidecar-settings.js';
 import { shutDownSidecar } from './sidecar-shutdown.js';
-import { formatStatus, startStatusLine } from './sidecar-status.js';
+import { SidecarStatus } from './sidecar-status.js';
 
 /** A running sidecar, from {@link runSidecar}. */
 export interface Sidecar {
@@ -100,17 +100,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     throw error;
   }
   const parts = { intakes, tracing, processor, checkpointing, log };
-  const status = {
-    metrics,
-    openSpans: () => tracing.stats().openSpans,
-    pendingSpans: () => processor.pending,
-  };
-  metrics.setGauges({
-    openSpans: status.openSpans,
-    queueDepth: status.pendingSpans,
-    pinnedCalls: () => parts.intakes.pinnedSpans,
-  });
-  const stopStatus = startStatusLine(settings.statusIntervalMs, status, log);
+  const status = new SidecarStatus({ ...parts, metrics }, settings.statusIntervalMs);
   const { tracesUrl, protocol } = settings.exportConfig;
   log(`tooltrace sidecar: exporting to ${tracesUrl} (${protocol}) as ${settings.serviceName}`);
   if (metricsExport !== undefined) {
@@ -129,8 +119,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
       await shutDownSidecar(parts, deadline, timeoutMs);
       // The final collection: every call measured up to the end goes out.
       if (metricsExport !== undefined) await deadline.race(metricsExport.shutdown(timeoutMs));
-      stopStatus();
-      log(formatStatus(status));
+      status.stop();
       deadline.cancel();
       clearInterval(keepAlive);
       resolveDone(0);

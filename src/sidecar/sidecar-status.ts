@@ -1,41 +1,62 @@
+import type { ToolCallTracing } from '../otel/index.js';
+import type { ReliableSpanProcessor } from './export/index.js';
+import type { Intakes } from './intake/index.js';
 import type { SidecarMetrics } from './pipeline/index.js';
 
-/** What a status line reads besides the metrics. */
+/** What the sidecar reports on: its metrics, and the parts the gauges read. */
 export interface StatusSources {
   metrics: SidecarMetrics;
-  openSpans: () => number;
-  pendingSpans: () => number;
-}
-
-/** One status line: events received and rejected (by reason), calls open, spans exported and waiting. */
-export function formatStatus(sources: StatusSources): string {
-  const snapshot = sources.metrics.snapshot();
-  const rejected = Object.values(snapshot.rejected).reduce((sum, count) => sum + count, 0);
-  const reasons = Object.entries(snapshot.rejected)
-    .map(([reason, count]) => `${reason}=${count}`)
-    .join(' ');
-  return (
-    `tooltrace sidecar: ${snapshot.received} events, ${rejected} rejected${reasons === '' ? '' : ` (${reasons})`}, ` +
-    `${sources.openSpans()} calls open, ${snapshot.spansExported} spans exported, ${sources.pendingSpans()} waiting`
-  );
+  tracing: ToolCallTracing;
+  processor: ReliableSpanProcessor;
+  intakes: Intakes;
+  log: (line: string) => void;
 }
 
 /**
- * Logs the status line every `intervalMs` when it changed (`0`: never); returns the function
- * that stops it. The timer is unref'ed: it never keeps the process alive.
+ * What the sidecar says about itself: the `/metrics` gauges (open spans, queue depth, calls
+ * holding the checkpoint back) and a status line on the log every `intervalMs` when it changed
+ * (`0`: never), and once more at {@link stop}. The timer is unref'ed.
  */
-export function startStatusLine(
-  intervalMs: number,
-  sources: StatusSources,
-  log: (line: string) => void,
-): () => void {
-  if (intervalMs <= 0) return () => {};
-  let last = '';
-  const timer = setInterval(() => {
-    const line = formatStatus(sources);
-    if (line !== last) log(line);
-    last = line;
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+export class SidecarStatus {
+  readonly #sources: StatusSources;
+  readonly #timer: NodeJS.Timeout | undefined;
+
+  constructor(sources: StatusSources, intervalMs: number) {
+    this.#sources = sources;
+    const { metrics, tracing, processor, intakes } = sources;
+    metrics.setGauges({
+      openSpans: () => tracing.stats().openSpans,
+      queueDepth: () => processor.pending,
+      pinnedCalls: () => intakes.pinnedSpans,
+    });
+    if (intervalMs > 0) {
+      let last = '';
+      this.#timer = setInterval(() => {
+        const line = this.line();
+        if (line !== last) sources.log(line);
+        last = line;
+      }, intervalMs);
+      this.#timer.unref();
+    }
+  }
+
+  /** Events received and rejected (by reason), calls open, spans exported and waiting. */
+  line(): string {
+    const { metrics, tracing, processor } = this.#sources;
+    const snapshot = metrics.snapshot();
+    const rejected = Object.values(snapshot.rejected).reduce((sum, count) => sum + count, 0);
+    const reasons = Object.entries(snapshot.rejected)
+      .map(([reason, count]) => `${reason}=${count}`)
+      .join(' ');
+    return (
+      `tooltrace sidecar: ${snapshot.received} events, ${rejected} rejected${reasons === '' ? '' : ` (${reasons})`}, ` +
+      `${tracing.stats().openSpans} calls open, ${snapshot.spansExported} spans exported, ${processor.pending} waiting`
+    );
+  }
+
+  /** Stops the periodic line and logs the last one. */
+  stop(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#sources.log(this.line());
+  }
 }

@@ -302,7 +302,11 @@ describe('tooltrace demo --forward', () => {
     sidecar!.kill('SIGTERM');
     const [code] = (await exited) as [number | null];
     expect(code, log()).toBe(0);
-    const exported = await receiver.waitForSpans(DEMO_SPANS);
+    // The sidecar has exited: everything it exported is in. A slow run may add in-flight
+    // snapshots of long calls, which are not the demo's spans.
+    const exported = receiver.spans.filter(
+      (span) => span.attributes['tooltrace.inflight'] !== true,
+    );
     expect(exported).toHaveLength(DEMO_SPANS);
     expect(exported[0]?.resource['service.name']).toBe('tooltrace-sidecar');
     // Ids derive from the forwarded event ids, so the sidecar's trace is the demo's own.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hrTimeFromUnixNano, truncateUtf8 } from '../../src/otel/index.js';
+import { truncateUtf8 } from '../../src/otel/content-capture.js';
+import { hrTimeFromUnixNano } from '../../src/otel/hr-time.js';
 import { payloadBytes } from '../../src/otel/payload-bytes.js';
 
 describe('truncateUtf8()', () => {

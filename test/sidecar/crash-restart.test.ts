@@ -39,6 +39,16 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
     sidecar.child.kill('SIGKILL');
     expect((await sidecar.exited).signal).toBe('SIGKILL');
   };
+  /** Polls `condition` (a child process's doing, so no fake clock can drive it). */
+  const until = async (what: string, condition: () => boolean): Promise<void> => {
+    const deadline = Date.now() + 30_000;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const savedOffset = (): number | undefined =>
+    existsSync(checkpoint) ? readCheckpoint().offset : undefined;
   const waitForCalls = async (count: number): Promise<void> => {
     const deadline = Date.now() + 60_000;
     while (distinctCallIds(testbed.receiver.spans).size < count) {
@@ -95,17 +105,24 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
     writeFileSync(journal, firstPart);
     const first = follow();
     await waitForCalls(100);
+    // Everything so far was exported: the checkpoint gets to the end of the first part.
+    await until('the checkpoint at the first part', () => savedOffset() === firstPart.length);
     testbed.receiver.setAvailable(false);
     appendFileSync(journal, journalText({ calls: 100, firstCall: 100 }));
     await first.waitForStderr(/retrying, nothing is dropped/);
-    // Several checkpoint periods with the receiver down.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
-    expect(readCheckpoint().offset).toBe(Buffer.byteLength(firstPart));
+    const failedBefore = testbed.receiver.requests.length;
+    // Two more failed exports (3 s of backoff, three checkpoint periods) with the receiver down.
+    await until(
+      'two more failed exports',
+      () => testbed.receiver.requests.length >= failedBefore + 2,
+    );
+    expect(savedOffset()).toBe(Buffer.byteLength(firstPart));
     await kill(first);
 
     const second = follow();
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(readCheckpoint().offset).toBe(Buffer.byteLength(firstPart));
+    await second.waitForStderr(/resuming .* at byte \d+/);
+    await second.waitForStderr(/retrying, nothing is dropped/);
+    expect(savedOffset()).toBe(Buffer.byteLength(firstPart));
     testbed.receiver.setAvailable(true);
     await waitForCalls(200);
     second.child.kill('SIGTERM');
@@ -132,8 +149,9 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
     writeFileSync(journal, `${lines.join('\n')}\n`);
     const first = follow();
     await testbed.receiver.waitForSpans(3, 30_000);
-    // Let a checkpoint be written while tc_y is open.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // The first periodic write (offset 0) may come before or after the exports; either way no
+    // write may pass tc_y's line. Wait for one, so that it is read, not an absent file.
+    await until('a checkpoint', () => savedOffset() !== undefined);
     await kill(first);
     expect(readCheckpoint().offset).toBe(0);
     appendFileSync(journal, `${resultLine('tc_y', 9)}\n`);

@@ -45,6 +45,7 @@ describe('tooltrace sidecar --file', () => {
     await waitForCalls(10);
     const more = journalText({ calls: 10, firstCall: 10 });
     appendFileSync(journal, more.slice(0, 1000));
+    // Two polls of the file (250 ms apart) read the first part alone; no event marks them.
     await sleep(600);
     appendFileSync(journal, more.slice(1000));
     await waitForCalls(20);
@@ -78,7 +79,8 @@ describe('tooltrace sidecar --file', () => {
 
   it('waits for a file that does not exist yet', async () => {
     const sidecar = follow();
-    await sleep(1000);
+    // Started, and following a path with no file behind it yet.
+    await sidecar.waitForStderr(/exporting to/);
     expect(sidecar.child.exitCode).toBeNull();
     writeFileSync(journal, journalText({ calls: 4 }));
 

@@ -119,14 +119,28 @@ describe('tooltrace sidecar, live updates', () => {
   });
 
   it('exports no snapshot with --no-live-updates', async () => {
-    const sidecar = startSidecar(['--stdin', '--status-interval', '0', '--no-live-updates'], {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url },
-      keepStdinOpen: true,
-    });
+    const sidecar = startSidecar(
+      ['--stdin', '--status-interval', '0', '--live-interval', '20ms', '--no-live-updates'],
+      { env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url }, keepStdinOpen: true },
+    );
     await sidecar.waitForStderr(/exporting to/);
-    sidecar.child.stdin!.write(invokeLine() + progressLine(1, 0.1));
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    expect(testbed.receiver.spans).toEqual([]);
+    // The call stays open for many live intervals, streaming, then ends.
+    for (let sequence = 1; sequence <= 4; sequence += 1) {
+      sidecar.child.stdin!.write(
+        (sequence === 1 ? invokeLine() : '') + progressLine(sequence, sequence / 5),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 60));
+    }
+    sidecar.child.stdin!.end(
+      line(9, 'tool.result', '9'.repeat(32), {
+        _schema_version: 1,
+        ID: 'tc_1',
+        Name: 'index_files',
+        Output: 'done',
+      }),
+    );
+    expect((await sidecar.exited).code).toBe(0);
+    expect(testbed.receiver.spans.map((span) => span.name)).toEqual(['execute_tool index_files']);
   });
 
   it('parses --live-interval and --no-live-updates', () => {

@@ -81,7 +81,9 @@ describe('tooltrace sidecar --stdin', () => {
     const sidecar = run(journalText({ calls: 40 }));
     await sidecar.waitForStderr(/end of input/);
     await sidecar.waitForStderr(/failed \(.*\); retrying, nothing is dropped/);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // Three failed attempts, backoff between them: it keeps waiting, it does not give up.
+    await testbed.receiver.waitForRequests(3, 20_000);
+    expect(sidecar.child.exitCode).toBeNull();
     testbed.receiver.setAvailable(true);
 
     expect(await sidecar.exited).toEqual({ code: 0, signal: null });

@@ -1,6 +1,6 @@
 import { ROOT_CONTEXT, trace, TraceFlags, type Context } from '@opentelemetry/api';
 import { newEventId, type BusEvent, type EventBus, type EventInit } from '../../bus/index.js';
-import { ATTR_END_REASON } from '../../otel/index.js';
+import { ATTR_END_REASON } from '../../otel/attribute-names.js';
 import { IO_SESSION_START, TOOL_INVOKE } from '../../events/index.js';
 import {
   decodeEnvelope,

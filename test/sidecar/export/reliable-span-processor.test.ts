@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BasicTracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OtlpHttpSpanExporter, ReliableSpanProcessor } from '../../../src/sidecar/export/index.js';
-import { decodeTraceRequest } from '../../../src/testing/index.js';
+import { decodeTraceRequest, startOtlpReceiver } from '../../../src/testing/index.js';
 
 /** A real OTLP/HTTP endpoint whose answer to each request a test decides. */
 interface ScriptedEndpoint {
@@ -117,5 +117,42 @@ describe('ReliableSpanProcessor', () => {
     expect(processor.pending).toBe(25);
     expect(target.requests.length).toBeGreaterThan(2);
     await processor.shutdown(0);
+  });
+
+  it('keeps every span through a minute-long outage, backing off, then delivers them all', async () => {
+    // Only the processor's clock is fake; sockets and the receiver run on real I/O.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const receiver = await startOtlpReceiver();
+    try {
+      receiver.setAvailable(false);
+      const processor = new ReliableSpanProcessor(
+        new OtlpHttpSpanExporter({ url: receiver.tracesUrl }),
+      );
+      const names = Array.from({ length: 2000 }, (_, index) => `call ${index}`);
+      spansThrough(processor, names);
+      /** Advances the fake clock, then lets the requests it started be answered. */
+      const elapse = async (ms: number): Promise<void> => {
+        await vi.advanceTimersByTimeAsync(ms);
+        while (processor.stats().inFlight > 0) await new Promise((done) => setImmediate(done));
+      };
+
+      for (let second = 0; second < 60; second += 1) await elapse(1000);
+      const down = processor.stats();
+      expect(down).toMatchObject({ exported: 0, queued: 2000, inFlight: 0, refused: 0 });
+      expect(receiver.spans).toHaveLength(0);
+      // 500 ms doubling up to 10 s: a dozen rounds of two batches in a minute, not one per tick.
+      expect(down.failedAttempts).toBeGreaterThanOrEqual(2 * 8);
+      expect(down.failedAttempts).toBeLessThanOrEqual(2 * 14);
+
+      receiver.setAvailable(true);
+      for (let second = 0; second < 15 && processor.pending > 0; second += 1) await elapse(1000);
+      expect(processor.stats()).toMatchObject({ exported: 2000, queued: 0, inFlight: 0 });
+      expect(new Set(receiver.spans.map((span) => span.name))).toEqual(new Set(names));
+      expect(receiver.spans).toHaveLength(2000);
+      await processor.shutdown(0);
+    } finally {
+      vi.useRealTimers();
+      await receiver.close();
+    }
   });
 });

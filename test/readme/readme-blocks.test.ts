@@ -1,0 +1,90 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOtlpReceiver } from '../../src/testing/index.js';
+import { childEnv, ROOT } from '../demo/cli-process.js';
+
+const run = promisify(execFile);
+
+/** Inside the package, so that `import … from 'tooltrace'` resolves to the built entry points. */
+const BLOCKS_DIR = join(ROOT, '.readme-blocks');
+
+/** Every ```ts block of README.md, with the line it starts on. */
+function readmeBlocks(): { line: number; code: string }[] {
+  const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n');
+  const blocks: { line: number; code: string }[] = [];
+  for (let index = 0; index < lines.length; index += 1) {
+    if (lines[index] !== '```ts') continue;
+    const end = lines.indexOf('```', index + 1);
+    blocks.push({ line: index + 2, code: lines.slice(index + 1, end).join('\n') });
+    index = end;
+  }
+  return blocks;
+}
+
+const blocks = readmeBlocks();
+const fileOf = (index: number): string => join(BLOCKS_DIR, `block-${index + 1}.ts`);
+
+describe('README.md', () => {
+  beforeAll(() => {
+    mkdirSync(BLOCKS_DIR, { recursive: true });
+    // A module of its own each (top-level await, no shared names); the blocks are modules
+    // already when they import, and `export {}` changes nothing else.
+    blocks.forEach((block, index) => writeFileSync(fileOf(index), `${block.code}\nexport {};\n`));
+  });
+  afterAll(() => rmSync(BLOCKS_DIR, { recursive: true, force: true }));
+
+  it('has TypeScript blocks', () => {
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('has TypeScript blocks that compile against the built package as they are shown', () => {
+    const config = ts.getParsedCommandLineOfConfigFile(
+      join(ROOT, 'tsconfig.json'),
+      {},
+      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+    )!;
+    const program = ts.createProgram(
+      blocks.map((_, index) => fileOf(index)),
+      { ...config.options, noEmit: true, rootDir: ROOT },
+    );
+    const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+      const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
+      if (diagnostic.file === undefined) return message;
+      const index = blocks.findIndex((_, at) => fileOf(at) === diagnostic.file!.fileName);
+      const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
+      return `README.md line ${blocks[index]!.line + line}: ${message}`;
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('has a library-mode block that runs: the tool span under the request span', async () => {
+    const index = blocks.findIndex((block) => block.code.includes('traceToolCalls(bus)'));
+    expect(index).toBeGreaterThanOrEqual(0);
+    const script = join(BLOCKS_DIR, 'library-mode.mjs');
+    const { outputText } = ts.transpileModule(blocks[index]!.code, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    });
+    writeFileSync(script, outputText);
+    const receiver = await startOtlpReceiver();
+    try {
+      await run(process.execPath, [script], {
+        cwd: ROOT,
+        env: childEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }),
+        timeout: 20_000,
+      });
+      const spans = await receiver.waitForSpans(2);
+      const request = spans.find((span) => span.name === 'POST /chat')!;
+      const tool = spans.find((span) => span.name === 'execute_tool search_docs')!;
+      expect(tool.parentSpanId).toBe(request.spanId);
+      expect(tool.traceId).toBe(request.traceId);
+      expect(tool.status.code).toBe(1);
+      expect(tool.attributes['tooltrace.stream.partial.count']).toBe(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
