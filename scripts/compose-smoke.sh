@@ -33,7 +33,7 @@ echo "Building the tooltrace image."
 since="$(node -e 'console.log(new Date(Date.now() - 10_000).toISOString())')"
 
 echo "Starting the stack and waiting until it is running (and healthy, where it has a check)."
-"${compose[@]}" up --detach --wait --wait-timeout 180 sidecar otel-collector jaeger tempo grafana
+"${compose[@]}" up --detach --wait --wait-timeout 180 sidecar otel-collector jaeger tempo prometheus grafana
 
 echo "Running the demo agent once."
 "${compose[@]}" run --rm demo-agent

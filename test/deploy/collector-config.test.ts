@@ -55,12 +55,18 @@ describe('collector configurations', () => {
       expect(config.serviceExtensions).toContain('health_check');
     });
 
-    it('sends OTLP over gRPC to host:port endpoints without a scheme', () => {
+    it('sends OTLP over gRPC to host:port endpoints, over HTTP to http(s) base URLs', () => {
       const targets = exporterTargets(config);
       expect(targets.length).toBeGreaterThan(0);
       for (const target of targets) {
-        expect(['otlp', 'loadbalancing', 'load_balancing']).toContain(target.type);
-        expect(target.endpoint.scheme).toBeUndefined();
+        expect(['otlp', 'otlphttp', 'loadbalancing', 'load_balancing']).toContain(target.type);
+        if (target.type === 'otlphttp') {
+          expect(['http', 'https'], target.exporter).toContain(target.endpoint.scheme);
+          // The base URL: the exporter appends /v1/traces, /v1/metrics, … itself.
+          expect(target.endpoint.path, target.exporter).not.toMatch(/\/v1\/(traces|metrics|logs)$/);
+        } else {
+          expect(target.endpoint.scheme, target.exporter).toBeUndefined();
+        }
       }
     });
   });
@@ -89,7 +95,7 @@ describe('collector configurations', () => {
       ]);
     });
 
-    it('exports to Jaeger and to Tempo over OTLP', () => {
+    it('exports traces to Jaeger and Tempo over OTLP/gRPC, metrics to Prometheus over OTLP/HTTP', () => {
       const targets = exporterTargets(config).map((target) => [
         target.exporter,
         target.endpoint.host,
@@ -97,7 +103,15 @@ describe('collector configurations', () => {
       expect(targets).toEqual([
         ['otlp/jaeger', 'jaeger'],
         ['otlp/tempo', 'tempo'],
+        ['otlphttp/prometheus', 'prometheus'],
       ]);
+      expect(config.pipelines.traces?.exporters).toEqual(['otlp/jaeger', 'otlp/tempo']);
+      expect(config.pipelines.metrics?.exporters).toEqual(['otlphttp/prometheus']);
+    });
+
+    it('receives metrics on the same OTLP receiver, limits memory, then batches', () => {
+      expect(config.pipelines.metrics?.receivers).toEqual(config.pipelines.traces?.receivers);
+      expect(config.pipelines.metrics?.processors).toEqual(['memory_limiter', 'batch']);
     });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exporterTargets, loadCollectorConfig } from './collector-config.js';
+import { exporterTargets, loadCollectorConfig, receiverListeners } from './collector-config.js';
 import {
   dockerfilePath,
   interpolate,
@@ -12,20 +12,27 @@ import { parseEndpoint } from './endpoint.js';
 import { readRepoText, readRepoYaml, repoFileExists } from './repo-files.js';
 import {
   collectorConfigFile,
+  flagIsSet,
   flagValues,
+  prometheusConfigFile,
   runsImage,
   serviceListeners,
   tempoConfigFile,
   type ListenerProtocol,
+  type ServiceListener,
+  type Signal,
 } from './service-listeners.js';
-import { listAt, mapAt, numberAt, stringAt } from './yaml-shape.js';
+import { listAt, mapAt, numberAt, stringAt, stringListAt } from './yaml-shape.js';
 
 const compose = loadCompose();
 const services = Object.values(compose.services);
 const listeners = serviceListeners(compose);
 
-/** Ports only other containers use: OTLP, health, Tempo's APIs, collector telemetry. */
-const INTERNAL_PORTS = [4317, 4318, 13133, 3200, 9095, 8888];
+/**
+ * Ports only other containers use: OTLP, health, Tempo's APIs, collector telemetry, and
+ * Prometheus (no authentication, and its OTLP receiver takes writes; Grafana queries it).
+ */
+const INTERNAL_PORTS = [4317, 4318, 13133, 3200, 9095, 8888, 9090];
 const DATASOURCES_FILE = 'deploy/grafana/provisioning/datasources/datasources.yaml';
 
 /** The one service running an image from that repository. */
@@ -35,13 +42,16 @@ function serviceRunning(repository: string): ComposeService {
   return matching[0]!;
 }
 
-/** Fails unless `host:port` is a compose service listening on that port with that protocol. */
+/**
+ * Fails unless `host:port` is a compose service listening on that port with that protocol;
+ * returns that listener.
+ */
 function expectListening(
   host: string,
   port: number,
   protocols: readonly ListenerProtocol[],
   what: string,
-): void {
+): ServiceListener {
   expect(Object.keys(compose.services), `${what}: ${host} is not a compose service`).toContain(
     host,
   );
@@ -50,6 +60,7 @@ function expectListening(
     open.map((listener) => listener.port),
     `${what}: ${host} does not listen on ${port} (${protocols.join(' or ')})`,
   ).toContain(port);
+  return open.find((listener) => listener.port === port)!;
 }
 
 function imageHealthcheck(service: ComposeService): string[] | undefined {
@@ -63,7 +74,15 @@ function imageHealthcheck(service: ComposeService): string[] | undefined {
 describe('docker-compose.yml', () => {
   it('has the services of the local stack', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['demo-agent', 'grafana', 'jaeger', 'otel-collector', 'sidecar', 'tempo'].sort(),
+      [
+        'demo-agent',
+        'grafana',
+        'jaeger',
+        'otel-collector',
+        'prometheus',
+        'sidecar',
+        'tempo',
+      ].sort(),
     );
   });
 
@@ -92,7 +111,7 @@ describe('docker-compose.yml', () => {
   });
 
   describe('ports', () => {
-    it('publishes no internal port (OTLP, health, Tempo APIs) to the host', () => {
+    it('publishes no internal port (OTLP, health, Tempo APIs, Prometheus) to the host', () => {
       for (const service of services) {
         for (const port of service.ports) {
           expect(INTERNAL_PORTS, `${service.name} publishes ${port.target}`).not.toContain(
@@ -225,13 +244,45 @@ describe('docker-compose.yml', () => {
       const targets = exporterTargets(config);
       expect(targets.length).toBeGreaterThan(0);
       for (const target of targets) {
-        expect(target.type).toBe('otlp');
-        expectListening(
+        const what = `exporter ${target.exporter}`;
+        expect(['otlp', 'otlphttp'], what).toContain(target.type);
+        if (target.type === 'otlp') {
+          expectListening(target.endpoint.host, target.endpoint.port, ['otlp-grpc'], what);
+          continue;
+        }
+        // otlphttp: a base URL, to which the exporter appends /v1/traces, /v1/metrics, …
+        expect(target.endpoint.scheme, what).toBe('http');
+        const listener = expectListening(
           target.endpoint.host,
           target.endpoint.port,
-          ['otlp-grpc'],
-          `exporter ${target.exporter}`,
+          ['otlp-http'],
+          what,
         );
+        expect(target.endpoint.path.replace(/\/$/, '') || '/', what).toBe(listener.basePath ?? '/');
+      }
+    });
+
+    it('sends each pipeline only to services that keep its signal', () => {
+      const config = loadCollectorConfig(collectorConfigFile(collector));
+      const targets = exporterTargets(config);
+      const pipelineIds = Object.keys(config.pipelines);
+      expect(pipelineIds.map((id) => id.split('/', 1)[0]).sort()).toEqual(['metrics', 'traces']);
+      for (const [id, pipeline] of Object.entries(config.pipelines)) {
+        const signal = id.split('/', 1)[0] as Signal;
+        for (const exporter of pipeline.exporters) {
+          const target = targets.find((candidate) => candidate.exporter === exporter);
+          expect(target, `pipeline ${id}: exporter ${exporter} has an endpoint`).toBeDefined();
+          const listener = expectListening(
+            target!.endpoint.host,
+            target!.endpoint.port,
+            target!.type === 'otlphttp' ? ['otlp-http'] : ['otlp-grpc'],
+            `pipeline ${id}: exporter ${exporter}`,
+          );
+          expect(
+            listener.signals ?? [signal],
+            `pipeline ${id} sends ${signal} to ${target!.endpoint.host}, which keeps ${listener.signals?.join(', ')}`,
+          ).toContain(signal);
+        }
       }
     });
 
@@ -249,6 +300,21 @@ describe('docker-compose.yml', () => {
       expect(endpoint.path).toBe('/');
       expectListening(endpoint.host, endpoint.port, ['otlp-http'], 'sidecar OTLP endpoint');
       expect(sidecar.dependsOn[collector.name]).toBeDefined();
+    });
+
+    it("sends the sidecar's metrics to the collector's metrics pipeline every 10 s", () => {
+      const environment = serviceNamed(compose, 'sidecar').environment;
+      // No metrics endpoint of their own: the SDK sends them to the same collector, /v1/metrics.
+      expect(environment.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT).toBeUndefined();
+      expect(environment.OTEL_METRICS_EXPORTER ?? 'otlp').toBe('otlp');
+      expect(environment.OTEL_METRIC_EXPORT_INTERVAL).toBe('10000');
+      const endpoint = parseEndpoint(environment.OTEL_EXPORTER_OTLP_ENDPOINT ?? '', 'endpoint');
+      const config = loadCollectorConfig(collectorConfigFile(collector));
+      const receiver = receiverListeners(config).find(
+        (listener) => listener.protocol === 'http' && listener.endpoint.port === endpoint.port,
+      );
+      expect(receiver, 'a collector receiver takes OTLP/HTTP on that port').toBeDefined();
+      expect(config.pipelines.metrics?.receivers).toContain(receiver!.receiver);
     });
 
     it('names the service the spans belong to and its resource attributes', () => {
@@ -335,6 +401,38 @@ describe('docker-compose.yml', () => {
       const tempo = serviceRunning('grafana/tempo');
       const otlp = listeners[tempo.name]!.filter((listener) => listener.protocol === 'otlp-grpc');
       expect(otlp.map((listener) => [listener.host, listener.port])).toEqual([['0.0.0.0', 4317]]);
+    });
+  });
+
+  describe('Prometheus', () => {
+    const prometheus = serviceRunning('prom/prometheus');
+    const file = prometheusConfigFile(prometheus);
+    const config = mapAt(readRepoYaml(file), file);
+    const otlp = mapAt(config.otlp, `${file}: otlp`);
+
+    it('runs Prometheus 3 with its OTLP receiver on and deploy/prometheus/prometheus.yml', () => {
+      expect(Number(/:v(\d+)\./.exec(prometheus.image ?? '')?.[1])).toBeGreaterThanOrEqual(3);
+      expect(flagIsSet(prometheus.command ?? [], '--web.enable-otlp-receiver')).toBe(true);
+      expect(file).toBe('deploy/prometheus/prometheus.yml');
+    });
+
+    it('accepts samples that arrive out of order, as batched and retried pushes do', () => {
+      const storage = mapAt(config.storage, `${file}: storage`);
+      const tsdb = mapAt(storage.tsdb, `${file}: storage.tsdb`);
+      expect(tsdb.out_of_order_time_window).toMatch(/^\d+[mh]$/);
+    });
+
+    it('promotes service.name and every resource attribute the sidecar sets to labels', () => {
+      const promoted = stringListAt(
+        otlp.promote_resource_attributes,
+        `${file}: otlp.promote_resource_attributes`,
+      );
+      const environment = serviceNamed(compose, 'sidecar').environment;
+      const keys = (environment.OTEL_RESOURCE_ATTRIBUTES ?? '')
+        .split(',')
+        .map((pair) => pair.split('=', 1)[0]!);
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of ['service.name', ...keys]) expect(promoted).toContain(key);
     });
   });
 

@@ -8,6 +8,9 @@ import { isYamlMap, mapAt, numberAt, optionalMapAt, stringAt } from './yaml-shap
 /** What a port speaks. */
 export type ListenerProtocol = 'otlp-grpc' | 'otlp-http' | 'http' | 'grpc';
 
+/** An OpenTelemetry signal, as a collector pipeline id starts (`traces`, `metrics/x`, …). */
+export type Signal = 'traces' | 'metrics' | 'logs';
+
 /** A port a compose service listens on inside the compose network. */
 export interface ServiceListener {
   port: number;
@@ -16,6 +19,13 @@ export interface ServiceListener {
   host: string | undefined;
   /** What it is, for messages: `OTLP/HTTP receiver`, `query API`, … */
   purpose: string;
+  /**
+   * OTLP/HTTP only: the path the signal paths (`/v1/traces`, `/v1/metrics`) go below, which is
+   * what an OTLP/HTTP exporter's base `endpoint` must end in. `undefined` means `/`.
+   */
+  basePath?: string;
+  /** OTLP only: the signals the service keeps. `undefined` means every signal (a collector). */
+  signals?: readonly Signal[];
   /** Where this was read from, for messages. */
   source: string;
 }
@@ -35,11 +45,20 @@ export const JAEGER_V2_LISTENERS: readonly Omit<ServiceListener, 'source'>[] = [
 /** Grafana's HTTP port unless GF_SERVER_HTTP_PORT says otherwise. */
 export const GRAFANA_DEFAULT_PORT = 3000;
 
+/** Prometheus's address unless `--web.listen-address` says otherwise. */
+export const PROMETHEUS_DEFAULT_ADDRESS = '0.0.0.0:9090';
+
+/**
+ * Where Prometheus (3.x) serves its OTLP receiver when started with `--web.enable-otlp-receiver`:
+ * metrics only, at `/api/v1/otlp/v1/metrics`, on its one HTTP port.
+ */
+export const PROMETHEUS_OTLP_BASE_PATH = '/api/v1/otlp';
+
 /**
  * What every compose service listens on, derived from the configuration each one really runs
  * with: the collector from the file mounted at its `--config`, Tempo from the file at its
- * `-config.file`, the sidecar from its `--listen` flags. Services it knows nothing about get
- * an empty list.
+ * `-config.file`, Prometheus from its flags (`--web.listen-address`, `--web.enable-otlp-receiver`),
+ * the sidecar from its `--listen` flags. Services it knows nothing about get an empty list.
  */
 export function serviceListeners(compose: ComposeFile): Record<string, ServiceListener[]> {
   const listeners: Record<string, ServiceListener[]> = {};
@@ -81,6 +100,19 @@ export function collectorConfigFile(service: ComposeService): string {
   return mountedRepoFile(service, configPath);
 }
 
+/** The Prometheus configuration file a Prometheus service runs with (its `--config.file`). */
+export function prometheusConfigFile(service: ComposeService): string {
+  const [configPath] = flagValues(service.command ?? [], '--config.file');
+  if (configPath === undefined)
+    throw new Error(`service ${service.name} has no --config.file flag`);
+  return mountedRepoFile(service, configPath);
+}
+
+/** Whether a boolean flag is on: `--name` or `--name=true`. */
+export function flagIsSet(args: readonly string[], name: string): boolean {
+  return args.includes(name) || flagValues(args, name).at(-1) === 'true';
+}
+
 /** The Tempo configuration file a Tempo service runs with (its `-config.file`). */
 export function tempoConfigFile(service: ComposeService): string {
   const [configPath] = flagValues(service.command ?? [], '-config.file');
@@ -98,8 +130,13 @@ function listenersOf(service: ComposeService): ServiceListener[] {
     return collectorListeners(service);
   if (runsImage(service, 'grafana/tempo')) return tempoListeners(service);
   if (runsImage(service, 'jaegertracing/jaeger')) {
-    return JAEGER_V2_LISTENERS.map((listener) => ({ ...listener, source: 'Jaeger v2 defaults' }));
+    return JAEGER_V2_LISTENERS.map((listener) => ({
+      ...listener,
+      ...(listener.protocol.startsWith('otlp') ? { signals: ['traces' as const] } : {}),
+      source: 'Jaeger v2 defaults',
+    }));
   }
+  if (runsImage(service, 'prom/prometheus')) return prometheusListeners(service);
   if (runsImage(service, 'grafana/grafana')) {
     const port = service.environment.GF_SERVER_HTTP_PORT;
     return [
@@ -161,6 +198,38 @@ function collectorListeners(service: ComposeService): ServiceListener[] {
   return listeners;
 }
 
+function prometheusListeners(service: ComposeService): ServiceListener[] {
+  const args = service.command ?? [];
+  const source = `${service.name} command`;
+  const address = flagValues(args, '--web.listen-address').at(-1) ?? PROMETHEUS_DEFAULT_ADDRESS;
+  // Go's listen addresses may leave the host out (`:9090`): every interface.
+  const endpoint = parseEndpoint(
+    address.startsWith(':') ? `0.0.0.0${address}` : address,
+    `service ${service.name} --web.listen-address`,
+  );
+  const listeners: ServiceListener[] = [
+    {
+      port: endpoint.port,
+      protocol: 'http',
+      host: endpoint.host,
+      purpose: 'UI and query API',
+      source,
+    },
+  ];
+  if (flagIsSet(args, '--web.enable-otlp-receiver')) {
+    listeners.push({
+      port: endpoint.port,
+      protocol: 'otlp-http',
+      host: endpoint.host,
+      purpose: 'OTLP/HTTP receiver',
+      basePath: PROMETHEUS_OTLP_BASE_PATH,
+      signals: ['metrics'],
+      source,
+    });
+  }
+  return listeners;
+}
+
 function tempoListeners(service: ComposeService): ServiceListener[] {
   const file = tempoConfigFile(service);
   const root = mapAt(readRepoYaml(file), file);
@@ -202,6 +271,7 @@ function tempoListeners(service: ComposeService): ServiceListener[] {
         protocol: protocol === 'grpc' ? 'otlp-grpc' : 'otlp-http',
         host: endpoint.host,
         purpose: `OTLP ${protocol} receiver`,
+        signals: ['traces'],
         source: file,
       });
     }
