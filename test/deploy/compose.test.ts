@@ -451,8 +451,12 @@ describe('docker-compose.yml', () => {
       expect(DATASOURCES_FILE.startsWith(`${provisioning!.source.slice(2)}/`)).toBe(true);
     });
 
-    it('provisions Tempo and Jaeger, one of them the default, with distinct uids', () => {
-      expect(datasources.map((source) => source.type).sort()).toEqual(['jaeger', 'tempo']);
+    it('provisions Tempo, Jaeger and Prometheus, one of them the default, with distinct uids', () => {
+      expect(datasources.map((source) => source.type).sort()).toEqual([
+        'jaeger',
+        'prometheus',
+        'tempo',
+      ]);
       expect(datasources.filter((source) => source.isDefault === true)).toHaveLength(1);
       expect(new Set(datasources.map((source) => source.uid)).size).toBe(datasources.length);
     });
@@ -460,6 +464,7 @@ describe('docker-compose.yml', () => {
     it.each([
       ['tempo', 'grafana/tempo'],
       ['jaeger', 'jaegertracing/jaeger'],
+      ['prometheus', 'prom/prometheus'],
     ])('points the %s data source at that service and its query port', (type, image) => {
       const source = datasources.find((candidate) => candidate.type === type)!;
       const endpoint = parseEndpoint(stringAt(source.url, `${type} url`), `${type} data source`);
@@ -470,6 +475,15 @@ describe('docker-compose.yml', () => {
       ).map((listener) => listener.port);
       expect(queryPorts).toEqual([endpoint.port]);
       expect(source.access).toBe('proxy');
+    });
+
+    it('tells the Prometheus data source how often the sidecar pushes metrics', () => {
+      const source = datasources.find((candidate) => candidate.type === 'prometheus')!;
+      const jsonData = mapAt(source.jsonData, 'prometheus jsonData');
+      const interval = /^(\d+)s$/.exec(stringAt(jsonData.timeInterval, 'timeInterval'));
+      expect(interval, 'timeInterval in seconds').not.toBeNull();
+      const pushMs = serviceNamed(compose, 'sidecar').environment.OTEL_METRIC_EXPORT_INTERVAL;
+      expect(Number(interval![1]) * 1000).toBe(Number(pushMs));
     });
 
     it('lets anyone on this machine in as admin, and nobody else', () => {
