@@ -2,13 +2,15 @@
 # The compose stack, end to end, on a Docker host: build the tooltrace image, start the stack,
 # run the demo agent once, then ask Jaeger (its api_v3) and Tempo (its search API, through
 # Grafana's provisioned data source) for the demo's trace and check its shape with
-# scripts/compose-smoke/check-trace.ts. Prints what it found, tears the stack down, and exits
-# non-zero on any miss (compose's logs are printed first, to see why).
+# scripts/compose-smoke/check-trace.ts; then asks Prometheus (through Grafana) for the tool-call
+# metrics the dashboard reads. Prints what it found, tears the stack down, and exits non-zero on
+# any miss (compose's logs are printed first, to see why).
 #
 #   npm run smoke:compose            # needs Docker with the compose plugin, and npm ci done
 #
 # Environment: SMOKE_PROJECT (compose project name, default tooltrace-smoke), SMOKE_TIMEOUT
-# (seconds to wait for the trace, default 120), JAEGER_URL and TEMPO_URL (where to ask).
+# (seconds to wait for the trace, and for the metrics, default 120), JAEGER_URL, TEMPO_URL and
+# PROMETHEUS_URL (where to ask).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,3 +45,19 @@ node --import tsx scripts/compose-smoke/check-trace.ts \
   --tempo "${TEMPO_URL:-http://127.0.0.1:3000/api/datasources/proxy/uid/tempo}" \
   --since "$since" \
   --timeout "${SMOKE_TIMEOUT:-120}"
+
+# The metrics path: the sidecar pushes every 10 s through the collector to Prometheus. Ask for
+# a series the "Tool calls" dashboard reads, the way Grafana does (its provisioned data source).
+prometheus_url="${PROMETHEUS_URL:-http://127.0.0.1:3000/api/datasources/proxy/uid/prometheus}"
+metrics_query='sum(gen_ai_execute_tool_duration_seconds_count)'
+echo "Asking Prometheus for ${metrics_query}."
+deadline=$((SECONDS + ${SMOKE_TIMEOUT:-120}))
+until curl -fsS --get "${prometheus_url}/api/v1/query" --data-urlencode "query=${metrics_query}" |
+  grep -q '"result":\[{'; do
+  if [ "$SECONDS" -ge "$deadline" ]; then
+    echo "Prometheus has no ${metrics_query} after ${SMOKE_TIMEOUT:-120} s." >&2
+    exit 1
+  fi
+  sleep 5
+done
+echo "Prometheus holds the demo's tool-call metrics."

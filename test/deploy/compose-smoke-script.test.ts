@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { loadCompose, serviceNamed } from './compose-file.js';
 import { parseEndpoint } from './endpoint.js';
+import { loadDashboard } from './grafana-dashboard.js';
+import { promqlNames } from './promql-names.js';
 import { mapAt, listAt, stringAt } from './yaml-shape.js';
 import { readRepoJson, readRepoText, readRepoYaml, repoFileExists } from './repo-files.js';
 
 const SCRIPT = 'scripts/compose-smoke.sh';
 const WORKFLOW = '.github/workflows/compose-smoke.yml';
 const DATASOURCES_FILE = 'deploy/grafana/provisioning/datasources/datasources.yaml';
+const DASHBOARD_FILE = 'deploy/grafana/dashboards/tool-calls.json';
 
 const script = readRepoText(SCRIPT);
 const compose = loadCompose();
@@ -58,6 +61,35 @@ describe(SCRIPT, () => {
     expect(source, `a provisioned data source with uid ${uid}`).toBeDefined();
     expect(source!.type).toBe('tempo');
     expect(source!.access).toBe('proxy');
+  });
+
+  it("asks Prometheus, through Grafana's provisioned data source, for a series the dashboard reads", () => {
+    const prometheus = parseEndpoint(scriptDefault('PROMETHEUS_URL'), 'PROMETHEUS_URL');
+    const grafanaPorts = serviceNamed(compose, 'grafana').ports;
+    expect(prometheus.host).toBe('127.0.0.1');
+    expect(grafanaPorts.map((port) => Number(port.published))).toContain(prometheus.port);
+    const uid = /^\/api\/datasources\/proxy\/uid\/([^/]+)$/.exec(prometheus.path)?.[1];
+    const source = listAt(
+      mapAt(readRepoYaml(DATASOURCES_FILE), DATASOURCES_FILE).datasources,
+      'datasources',
+    )
+      .map((entry) => mapAt(entry, 'datasource'))
+      .find((entry) => entry.uid === uid);
+    expect(source, `a provisioned data source with uid ${uid}`).toBeDefined();
+    expect(source!.type).toBe('prometheus');
+
+    const query = /^metrics_query='([^']+)'$/m.exec(script)?.[1];
+    expect(query, 'a metrics_query').toBeDefined();
+    const metrics = promqlNames(query!).selectors.map((selector) => selector.metric);
+    expect(metrics.length).toBeGreaterThan(0);
+    const dashboardMetrics = loadDashboard(DASHBOARD_FILE).panels.flatMap((panel) =>
+      panel.targets.flatMap((target) =>
+        promqlNames(target.expr).selectors.map((selector) => selector.metric),
+      ),
+    );
+    // dashboard.test.ts checks those are metrics tooltrace emits.
+    for (const metric of metrics) expect(dashboardMetrics).toContain(metric);
+    expect(script).toMatch(/--data-urlencode "query=\$\{metrics_query\}"/);
   });
 
   it('runs the checker that the test suite exercises', () => {
