@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   appendFileSync,
   existsSync,
@@ -16,6 +17,13 @@ interface SavedCheckpoint {
   path: string;
   inode: number;
   offset: number;
+  fingerprint: { bytes: number; sha256: string };
+}
+
+/** What the checkpoint should say of `path`: the digest of its first KiB. */
+function fingerprintOf(path: string): { bytes: number; sha256: string } {
+  const head = readFileSync(path).subarray(0, 1024);
+  return { bytes: head.length, sha256: createHash('sha256').update(head).digest('hex') };
 }
 
 describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
@@ -80,6 +88,7 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
       path: journal,
       inode: statSync(journal).ino,
       offset: statSync(journal).size,
+      fingerprint: fingerprintOf(journal),
     });
   });
 
@@ -186,6 +195,7 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
       path: journal,
       inode: statSync(journal).ino,
       offset: statSync(journal).size,
+      fingerprint: fingerprintOf(journal),
     });
   });
 

@@ -1,12 +1,21 @@
 import { open, readFile, rename } from 'node:fs/promises';
+import { FINGERPRINT_BYTES, type FileFingerprint } from './file-fingerprint.js';
 
-/** What a checkpoint records: which file (by path and inode) and how far it was safely read. */
+/**
+ * What a checkpoint records: which file (by path, inode and the fingerprint of its first bytes)
+ * and how far it was safely read.
+ */
 export interface Checkpoint {
   path: string;
   /** Inode of the file when the checkpoint was written; a rotated file has another one. */
   inode: number;
   /** Byte offset up to which every tool call's span was exported. */
   offset: number;
+  /**
+   * The file's first bytes when the checkpoint was written: a file truncated and written again
+   * keeps its inode, not these. Absent in checkpoints written by earlier versions.
+   */
+  fingerprint?: FileFingerprint;
 }
 
 /**
@@ -44,8 +53,15 @@ export class CheckpointFile {
         Number.isSafeInteger(value.offset) &&
         (value.offset ?? -1) >= 0
       ) {
-        this.#last = text;
-        return { path: value.path, inode: value.inode!, offset: value.offset! };
+        const fingerprint = value.fingerprint;
+        if (fingerprint === undefined) {
+          this.#last = text;
+          return { path: value.path, inode: value.inode!, offset: value.offset! };
+        }
+        if (isFingerprint(fingerprint)) {
+          this.#last = text;
+          return { path: value.path, inode: value.inode!, offset: value.offset!, fingerprint };
+        }
       }
     } catch {
       // A corrupt checkpoint is treated as none: reading starts over, duplicates are identical.
@@ -68,4 +84,16 @@ export class CheckpointFile {
     await rename(temporary, this.#path);
     this.#last = text;
   }
+}
+
+function isFingerprint(value: unknown): value is FileFingerprint {
+  if (value === null || typeof value !== 'object') return false;
+  const { bytes, sha256 } = value as Partial<FileFingerprint>;
+  return (
+    Number.isSafeInteger(bytes) &&
+    bytes! >= 0 &&
+    bytes! <= FINGERPRINT_BYTES &&
+    typeof sha256 === 'string' &&
+    /^[0-9a-f]{64}$/.test(sha256)
+  );
 }

@@ -1,7 +1,7 @@
 import { CheckpointFile } from './checkpoint-file.js';
 import { CheckpointTracker } from '../pipeline/index.js';
 import type { EventPipeline, LineSource } from '../pipeline/index.js';
-import { FileTailer, type TailOpenReason } from './file-tailer.js';
+import { FileTailer, type TailOpenReason, type TailStart } from './file-tailer.js';
 
 /** Options for {@link FollowedFile.open}. */
 export interface FollowedFileOptions {
@@ -13,6 +13,8 @@ export interface FollowedFileOptions {
   checkpointIntervalMs?: number;
   /** @default 250 */
   pollIntervalMs?: number;
+  /** How long a renamed-away file is still read. @default 5000 */
+  rotateWaitMs?: number;
   /** While true, reading waits. */
   isPaused: () => boolean;
   /** Events the tracer holds for a missing invoke: while any, the checkpoint does not advance. */
@@ -31,6 +33,8 @@ export class FollowedFile {
   readonly #checkpointFile: CheckpointFile | undefined;
   readonly #tailer: FileTailer;
   #source: LineSource | undefined;
+  /** The source of a file renamed away, still read for a while after rotation. */
+  #rotatedSource: LineSource | undefined;
   #tracker: CheckpointTracker | undefined;
   #inode = -1;
   #timer: NodeJS.Timeout | undefined;
@@ -39,16 +43,23 @@ export class FollowedFile {
   private constructor(
     options: FollowedFileOptions,
     checkpointFile: CheckpointFile | undefined,
-    start: { inode: number; offset: number } | undefined,
+    start: TailStart | undefined,
   ) {
     this.#options = options;
     this.#checkpointFile = checkpointFile;
     this.#tailer = new FileTailer({
       path: options.path,
-      ...(start === undefined ? {} : { startInode: start.inode, startOffset: start.offset }),
+      ...(start === undefined ? {} : { start }),
       ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+      ...(options.rotateWaitMs === undefined ? {} : { rotateWaitMs: options.rotateWaitMs }),
       onOpen: (reason, inode, offset) => this.#opened(reason, inode, offset),
       onData: (chunk) => this.#source?.push(chunk),
+      onRotatedData: (chunk) => this.#rotatedSource?.push(chunk),
+      onRotatedEnd: () => {
+        // The old file was read to its end: its last line needs no newline to count.
+        this.#rotatedSource?.end();
+        this.#rotatedSource = undefined;
+      },
       isPaused: options.isPaused,
       onError: (error) =>
         options.log(`tooltrace sidecar: cannot read ${options.path}: ${String(error)}`),
@@ -63,7 +74,11 @@ export class FollowedFile {
     const saved = await checkpointFile.read();
     const start =
       saved !== undefined && saved.path === options.path
-        ? { inode: saved.inode, offset: saved.offset }
+        ? {
+            inode: saved.inode,
+            offset: saved.offset,
+            ...(saved.fingerprint === undefined ? {} : { fingerprint: saved.fingerprint }),
+          }
         : undefined;
     return new FollowedFile(options, checkpointFile, start);
   }
@@ -102,7 +117,12 @@ export class FollowedFile {
     const file = this.#checkpointFile;
     if (tracker === undefined || file === undefined || this.#inode === -1) return this.#saving;
     const offset = tracker.checkpoint(this.#options.heldEvents() > 0);
-    const checkpoint = { path: this.#options.path, inode: this.#inode, offset };
+    const checkpoint = {
+      path: this.#options.path,
+      inode: this.#inode,
+      offset,
+      fingerprint: this.#tailer.fingerprint,
+    };
     // One write at a time, in order: a slow disk must not let an older offset land last.
     this.#saving = this.#saving
       .then(() => file.write(checkpoint))
@@ -117,8 +137,8 @@ export class FollowedFile {
   #opened(reason: TailOpenReason, inode: number, offset: number): void {
     const { path, log, pipeline } = this.#options;
     if (reason === 'rotated') {
-      // The old file was read to its end: its last line needs no newline to count.
-      this.#source?.end();
+      // The old file is still read (its writer may not have reopened yet), into its own source.
+      this.#rotatedSource = this.#source;
       log(`tooltrace sidecar: ${path} was rotated; reading the new file from the start`);
     } else if (reason === 'truncated') {
       log(`tooltrace sidecar: ${path} was truncated; reading it from the start`);
