@@ -13,6 +13,8 @@ Sources (at least one; several at once are fine):
                               everything (open calls included) and exits 0
   --file PATH                 follow PATH like tail -F (rotation, truncation); repeatable
   --checkpoint PATH           record how far --file was safely exported; resume from it
+  --checkpoint-reset          ignore a stored (say, corrupt) checkpoint: read --file from
+                              the start and overwrite it
   --listen HOST:PORT          serve POST /v1/events (NDJSON, gzip), /healthz, /readyz,
                               /metrics; repeatable
 
@@ -79,6 +81,7 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
       stdin: { type: 'boolean' },
       file: { type: 'string', multiple: true },
       checkpoint: { type: 'string' },
+      'checkpoint-reset': { type: 'boolean' },
       listen: { type: 'string', multiple: true },
       token: { type: 'string' },
       'otlp-endpoint': { type: 'string' },
@@ -107,6 +110,7 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
   if (values.stdin === true) options.stdin = true;
   if (values.file !== undefined) options.files = values.file;
   if (values.checkpoint !== undefined) options.checkpoint = values.checkpoint;
+  if (values['checkpoint-reset'] === true) options.checkpointReset = true;
   if (values.listen !== undefined) options.listen = values.listen;
   if (values.token !== undefined) options.token = values.token;
   if (values['otlp-endpoint'] !== undefined) options.otlpEndpoint = values['otlp-endpoint'];

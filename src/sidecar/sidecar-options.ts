@@ -9,6 +9,11 @@ export interface SidecarOptions {
   files?: string[];
   /** Where to record how far the (single) `--file` was safely read, to resume after a restart. */
   checkpoint?: string;
+  /**
+   * Ignore what the checkpoint says (a corrupt one stops start-up otherwise) and read the file
+   * from the start, overwriting the checkpoint. @default false
+   */
+  checkpointReset?: boolean;
   /** `HOST:PORT` addresses serving `POST /v1/events`, `/healthz`, `/readyz`, `/metrics`. */
   listen?: string[];
   /**

@@ -13,6 +13,7 @@ export interface SidecarSettings {
     input: Readable | undefined;
     files: string[];
     checkpoint: string | undefined;
+    checkpointReset: boolean;
     checkpointIntervalMs: number;
     listen: ListenAddress[];
     token: string | undefined;
@@ -65,6 +66,11 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
       },
     );
   }
+  if (options.checkpointReset === true && options.checkpoint === undefined) {
+    throw new ConfigurationError('--checkpoint-reset needs --checkpoint', {
+      setting: '--checkpoint-reset',
+    });
+  }
   const token = nonEmpty(options.token) ?? nonEmpty(env.TOOLTRACE_TOKEN);
   for (const address of listen) {
     if (token === undefined && !isLoopbackHost(address.host)) {
@@ -98,6 +104,7 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
       input: options.input,
       files,
       checkpoint: options.checkpoint,
+      checkpointReset: options.checkpointReset === true,
       checkpointIntervalMs: options.checkpointIntervalMs ?? 1000,
       listen,
       token,

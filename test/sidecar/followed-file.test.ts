@@ -121,6 +121,6 @@ describe('tooltrace sidecar --file', () => {
     }
     expect(offsets).toEqual([...offsets].sort((left, right) => left - right));
     expect(new Set(offsets).size).toBeGreaterThan(1);
-    expect(existsSync(`${checkpoint}.tmp`)).toBe(false);
+    expect(existsSync(join(testbed.directory, '.checkpoint.json.tmp'))).toBe(false);
   });
 });

@@ -1,3 +1,6 @@
+import { stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ConfigurationError } from '../../errors/index.js';
 import { CheckpointFile } from './checkpoint-file.js';
 import { CheckpointTracker } from '../pipeline/index.js';
 import type { EventPipeline, LineSource } from '../pipeline/index.js';
@@ -9,6 +12,8 @@ export interface FollowedFileOptions {
   pipeline: EventPipeline;
   /** Where to record (and resume from) how far the file was safely exported. */
   checkpointPath?: string;
+  /** Ignore the stored checkpoint (a corrupt one, say) and read the file from the start. */
+  resetCheckpoint?: boolean;
   /** @default 1000 */
   checkpointIntervalMs?: number;
   /** @default 250 */
@@ -66,12 +71,25 @@ export class FollowedFile {
     });
   }
 
-  /** Reads the checkpoint (when there is one) and prepares to follow `options.path`. */
+  /**
+   * Checks the path and the checkpoint, reads the checkpoint (when there is one) and prepares to
+   * follow `options.path`. A directory given as the file, a missing directory, a checkpoint that
+   * cannot be written or is corrupt throw a {@link ConfigurationError} naming the path.
+   */
   static async open(options: FollowedFileOptions): Promise<FollowedFile> {
+    await checkFollowable(options.path);
     if (options.checkpointPath === undefined)
       return new FollowedFile(options, undefined, undefined);
     const checkpointFile = new CheckpointFile(options.checkpointPath);
-    const saved = await checkpointFile.read();
+    await checkpointFile.checkWritable();
+    let saved;
+    if (options.resetCheckpoint === true) {
+      options.log(
+        `tooltrace sidecar: --checkpoint-reset: reading ${options.path} from the start; ${checkpointFile.path} will be overwritten`,
+      );
+    } else {
+      saved = await checkpointFile.read();
+    }
     const start =
       saved !== undefined && saved.path === options.path
         ? {
@@ -153,4 +171,27 @@ export class FollowedFile {
     }
     this.#source = pipeline.source('file', this.#tracker);
   }
+}
+
+/**
+ * Refuses at start-up what `tail -F` would wait on forever: a directory, or a path whose
+ * directory does not exist. A file not there yet is fine (the agent may not have started).
+ */
+async function checkFollowable(path: string): Promise<void> {
+  const refuse = (why: string, cause?: unknown): ConfigurationError =>
+    new ConfigurationError(`--file ${path} cannot be followed: ${why}`, {
+      setting: '--file',
+      ...(cause === undefined ? {} : { cause }),
+    });
+  try {
+    if ((await stat(path)).isDirectory()) throw refuse('it is a directory');
+    return;
+  } catch (error) {
+    if (error instanceof ConfigurationError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') throw refuse(`cannot look at it (${code ?? String(error)})`, error);
+  }
+  const directory = dirname(path);
+  const info = await stat(directory).catch(() => undefined);
+  if (info?.isDirectory() !== true) throw refuse(`its directory ${directory} does not exist`);
 }

@@ -16,6 +16,8 @@ export interface IntakesOptions {
   files: readonly string[];
   /** The checkpoint of the (single) followed file. */
   checkpoint: string | undefined;
+  /** Ignore the stored checkpoint and read the file from the start. */
+  checkpointReset?: boolean;
   checkpointIntervalMs: number;
   listen: readonly ListenAddress[];
   token: string | undefined;
@@ -70,6 +72,7 @@ export class Intakes {
           path,
           pipeline: options.pipeline,
           ...(options.checkpoint === undefined ? {} : { checkpointPath: options.checkpoint }),
+          ...(options.checkpointReset === true ? { resetCheckpoint: true } : {}),
           checkpointIntervalMs: options.checkpointIntervalMs,
           isPaused: options.isFull,
           heldEvents: options.heldEvents,
