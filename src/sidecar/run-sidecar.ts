@@ -12,6 +12,7 @@ import { VERSION } from '../version.js';
 import type { SidecarOptions } from './sidecar-options.js';
 import { resolveSidecarSettings } from './sidecar-settings.js';
 import { shutDownSidecar } from './sidecar-shutdown.js';
+import { printable } from './printable.js';
 import { SidecarStatus } from './sidecar-status.js';
 
 /** A running sidecar, from {@link runSidecar}. */
@@ -42,7 +43,9 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     settings.exportConfig.tracesUrl,
     settings.exportConfig.protocol,
   );
-  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const sink = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  // Lines carry input (tool names, paths, an endpoint's error text): one line, escaped, bounded.
+  const log = (line: string): void => sink(printable(line));
   const checkpointing = settings.checkpoint !== undefined;
   const metrics = new SidecarMetrics();
   const bus = new EventBus({ ringSize: 0 });
