@@ -31,6 +31,10 @@ Options:
   --max-queue-spans N         spans waiting for export before intake pushes back (50000)
   --max-line-bytes N          longest accepted line (1048576)
   --max-body-bytes N          largest POST /v1/events body, before and after gzip (16777216)
+  --max-connections N         open HTTP connections; the oldest idle one makes room (256)
+  --header-timeout DURATION   time a connection has to send request headers (10s)
+  --body-timeout DURATION     time a POST has to send its body, then 408 (30s)
+  --max-inflight-bytes N      request body bytes held at once; beyond, 429 (67108864)
   --idle-timeout DURATION     end a call with no result after this long idle (5m)
   --live-interval DURATION    at most one in-flight snapshot span per running call this
                               often (1s); the first once a call has run this long
@@ -93,6 +97,10 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
       'max-queue-spans': { type: 'string' },
       'max-line-bytes': { type: 'string' },
       'max-body-bytes': { type: 'string' },
+      'max-connections': { type: 'string' },
+      'header-timeout': { type: 'string' },
+      'body-timeout': { type: 'string' },
+      'max-inflight-bytes': { type: 'string' },
       'idle-timeout': { type: 'string' },
       'live-interval': { type: 'string' },
       'no-live-updates': { type: 'boolean' },
@@ -139,6 +147,10 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
   assign('maxQueueSpans', integer('max-queue-spans', values['max-queue-spans'], 1));
   assign('maxLineBytes', integer('max-line-bytes', values['max-line-bytes'], 64));
   assign('maxBodyBytes', integer('max-body-bytes', values['max-body-bytes'], 64));
+  assign('maxConnections', integer('max-connections', values['max-connections'], 1));
+  assign('headersTimeoutMs', duration('header-timeout', values['header-timeout']));
+  assign('bodyTimeoutMs', duration('body-timeout', values['body-timeout']));
+  assign('maxInflightBytes', integer('max-inflight-bytes', values['max-inflight-bytes'], 64));
   assign('idleTimeoutMs', duration('idle-timeout', values['idle-timeout']));
   const liveInterval = duration('live-interval', values['live-interval']);
   if (liveInterval !== undefined && liveInterval < 10) {

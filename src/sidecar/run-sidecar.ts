@@ -90,7 +90,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
       ...settings.intake,
       pipeline,
       isFull: () => processor.full,
-      isReady: () => stopping === undefined,
+      isReady: () => stopping === undefined && !metrics.exportFailing,
       heldEvents: () => tracing.stats().heldEvents,
       renderMetrics: () => metrics.render(),
       onOnlyInputEnded: () => void stop('end of input', Number.POSITIVE_INFINITY),

@@ -52,6 +52,20 @@ export interface SidecarOptions {
    * @default 16777216
    */
   maxBodyBytes?: number;
+  /**
+   * Open HTTP connections at most; at the limit the oldest idle one is closed to make room.
+   * @default 256
+   */
+  maxConnections?: number;
+  /** Time an HTTP connection has to send a request's headers. @default 10000 */
+  headersTimeoutMs?: number;
+  /** Time a `POST /v1/events` has to send its body once its headers arrived (then 408). @default 30000 */
+  bodyTimeoutMs?: number;
+  /**
+   * Request body bytes held at once across connections; beyond, 429 once the body was read.
+   * @default 67108864
+   */
+  maxInflightBytes?: number;
   /** Record arguments, payloads and outputs (truncated, redacted). @default false */
   captureContent?: boolean;
   /** End a call with no result after this long without activity. @default 300000 */

@@ -18,6 +18,10 @@ export interface SidecarSettings {
     listen: ListenAddress[];
     token: string | undefined;
     maxBodyBytes: number | undefined;
+    maxConnections: number | undefined;
+    headersTimeoutMs: number | undefined;
+    bodyTimeoutMs: number | undefined;
+    maxInflightBytes: number | undefined;
   };
   /** The `traceToolCalls` options the flags set; `undefined` leaves its default. */
   tracing: {
@@ -71,6 +75,16 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
       setting: '--checkpoint-reset',
     });
   }
+  for (const [setting, value] of [
+    ['--header-timeout', options.headersTimeoutMs],
+    ['--body-timeout', options.bodyTimeoutMs],
+  ] as const) {
+    if (value !== undefined && !(value >= 100)) {
+      throw new ConfigurationError(`${setting} must be at least 100ms, got ${value}ms`, {
+        setting,
+      });
+    }
+  }
   const token = nonEmpty(options.token) ?? nonEmpty(env.TOOLTRACE_TOKEN);
   for (const address of listen) {
     if (token === undefined && !isLoopbackHost(address.host)) {
@@ -109,6 +123,10 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
       listen,
       token,
       maxBodyBytes: options.maxBodyBytes,
+      maxConnections: options.maxConnections,
+      headersTimeoutMs: options.headersTimeoutMs,
+      bodyTimeoutMs: options.bodyTimeoutMs,
+      maxInflightBytes: options.maxInflightBytes,
     },
     tracing: {
       captureContent: options.captureContent,

@@ -1,8 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { IntakeOutcome } from '../pipeline/index.js';
+import { ConnectionLimiter } from './connection-limiter.js';
+
+const gunzipAsync = promisify(gunzip);
 
 /** Options for {@link HttpIntake.start}. */
 export interface HttpIntakeOptions {
@@ -16,9 +20,29 @@ export interface HttpIntakeOptions {
    * @default 16777216 (16 MiB)
    */
   maxBodyBytes?: number;
+  /**
+   * Open connections at most. At the limit the oldest idle one is closed to make room; only
+   * when all are busy is a new one turned away.
+   * @default 256
+   */
+  maxConnections?: number;
+  /**
+   * Time a connection has to send a request's headers (from connecting, or from its last
+   * answer); slower ones are cut off.
+   * @default 10000
+   */
+  headersTimeoutMs?: number;
+  /** Time a request has to send its whole body once its headers arrived; then 408 and cut off. @default 30000 */
+  bodyTimeoutMs?: number;
+  /**
+   * Body bytes held at once across all requests (being received, inflated or replayed); a
+   * request that would go beyond gets 429 once its body was read.
+   * @default 67108864 (64 MiB)
+   */
+  maxInflightBytes?: number;
   /** Decodes and replays an NDJSON body. */
-  ingest: (body: Buffer) => IntakeOutcome;
-  /** While true, `POST /v1/events` answers 429 with `Retry-After`. */
+  ingest: (body: Buffer) => Promise<IntakeOutcome>;
+  /** While true, `POST /v1/events` answers 429 with `Retry-After` and `/readyz` 503. */
   isFull: () => boolean;
   /** Whether the sidecar is ready to take events (for `/readyz`). */
   isReady: () => boolean;
@@ -31,6 +55,15 @@ export interface HttpIntakeOptions {
   retryAfterSeconds?: number;
 }
 
+/** The defaults of {@link HttpIntakeOptions}' limits. */
+export const HTTP_INTAKE_DEFAULTS = {
+  maxBodyBytes: 16 * 1024 * 1024,
+  maxConnections: 256,
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 30_000,
+  maxInflightBytes: 64 * 1024 * 1024,
+} as const;
+
 const NDJSON_TYPES = new Set([
   'application/x-ndjson',
   'application/ndjson',
@@ -38,31 +71,61 @@ const NDJSON_TYPES = new Set([
   'application/json',
 ]);
 
+/** An answer other than 200, given once the request body was read. */
+interface Refusal {
+  status: number;
+  message: string;
+  headers?: Record<string, string>;
+}
+
 /**
  * The sidecar's HTTP side: `POST /v1/events` takes NDJSON envelopes (optionally gzip), and
  * `GET /healthz`, `/readyz` and `/metrics` serve probes and Prometheus. Every refusal has its own
  * status: 401 wrong or missing token, 413 body too large, 415 wrong content type, 429 (with
- * `Retry-After`) while the export queue is over its memory budget.
+ * `Retry-After`) while the export queue is over its memory budget or too many body bytes are
+ * held, 408 for a body that does not arrive in time. A refusal is sent once the body was read
+ * (and thrown away), so the client sees the status rather than a reset connection. Bodies are
+ * replayed one at a time, in slices, so probes answer while a large one is replayed.
  */
 export class HttpIntake {
   readonly #server: Server;
   readonly #options: HttpIntakeOptions;
   readonly #tokenDigest: Buffer | undefined;
   readonly #maxBodyBytes: number;
+  readonly #maxInflightBytes: number;
+  readonly #bodyTimeoutMs: number;
+  #limiter!: ConnectionLimiter;
+  #inflightBytes = 0;
+  /** The body being replayed; the next one waits for it (bodies keep their order). */
+  #replaying: Promise<unknown> = Promise.resolve();
   #closed: Promise<void> | undefined;
   #ingesting = true;
 
   private constructor(server: Server, options: HttpIntakeOptions) {
     this.#server = server;
     this.#options = options;
-    this.#maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+    this.#maxBodyBytes = options.maxBodyBytes ?? HTTP_INTAKE_DEFAULTS.maxBodyBytes;
+    this.#maxInflightBytes = options.maxInflightBytes ?? HTTP_INTAKE_DEFAULTS.maxInflightBytes;
+    this.#bodyTimeoutMs = options.bodyTimeoutMs ?? HTTP_INTAKE_DEFAULTS.bodyTimeoutMs;
     this.#tokenDigest = options.token === undefined ? undefined : digest(options.token);
   }
 
   /** Starts listening; rejects when the address cannot be bound. */
   static async start(options: HttpIntakeOptions): Promise<HttpIntake> {
-    const server = createServer();
+    const headersTimeoutMs = options.headersTimeoutMs ?? HTTP_INTAKE_DEFAULTS.headersTimeoutMs;
+    const bodyTimeoutMs = options.bodyTimeoutMs ?? HTTP_INTAKE_DEFAULTS.bodyTimeoutMs;
+    const server = createServer({
+      headersTimeout: headersTimeoutMs,
+      // A backstop behind the body timer: Node cuts a request still arriving after this.
+      requestTimeout: headersTimeoutMs + bodyTimeoutMs + 5000,
+      // How often Node looks for connections past those timeouts (its default is 30 s).
+      connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
+    });
     const intake = new HttpIntake(server, options);
+    intake.#limiter = new ConnectionLimiter(
+      server,
+      options.maxConnections ?? HTTP_INTAKE_DEFAULTS.maxConnections,
+    );
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       intake.#handle(request, response);
     });
@@ -86,6 +149,11 @@ export class HttpIntake {
   get url(): string {
     const { host, port } = this.address;
     return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  }
+
+  /** Connections open now. */
+  get connections(): number {
+    return this.#limiter.open;
   }
 
   /**
@@ -114,104 +182,217 @@ export class HttpIntake {
   }
 
   #handle(request: IncomingMessage, response: ServerResponse): void {
+    const socket = request.socket;
+    this.#limiter.busy(socket);
+    response.once('close', () => this.#limiter.idle(socket));
     const path = (request.url ?? '/').split('?')[0];
     if (request.method === 'GET' && path === '/healthz') {
       send(response, 200, 'text/plain', 'ok\n');
     } else if (request.method === 'GET' && path === '/readyz') {
-      const ready = this.#closed === undefined && this.#options.isReady();
+      const ready =
+        this.#closed === undefined &&
+        this.#options.isReady() &&
+        !this.#options.isFull() &&
+        this.#inflightBytes < this.#maxInflightBytes;
       send(response, ready ? 200 : 503, 'text/plain', ready ? 'ready\n' : 'not ready\n');
     } else if (request.method === 'GET' && path === '/metrics') {
       send(response, 200, 'text/plain; version=0.0.4', this.#options.renderMetrics());
+    } else if (path === '/v1/events' && request.method === 'POST') {
+      this.#receive(request, response);
     } else if (path === '/v1/events') {
-      if (request.method !== 'POST') {
-        response.setHeader('Allow', 'POST');
-        refuse(request, response, 405, 'use POST to send events');
-      } else {
-        this.#receive(request, response);
-      }
+      this.#readThenRefuse(request, response, {
+        status: 405,
+        message: 'use POST to send events',
+        headers: { Allow: 'POST' },
+      });
     } else {
-      refuse(request, response, 404, `no route for ${request.method ?? ''} ${path ?? ''}`);
+      this.#readThenRefuse(request, response, {
+        status: 404,
+        message: `no route for ${request.method ?? ''} ${path ?? ''}`,
+      });
     }
   }
 
-  #receive(request: IncomingMessage, response: ServerResponse): void {
+  /** What is wrong with a `POST /v1/events` before its body is read, if anything. */
+  #check(request: IncomingMessage): Refusal | undefined {
     if (!this.#authorized(request)) {
-      response.setHeader('WWW-Authenticate', 'Bearer');
-      refuse(request, response, 401, 'missing or wrong bearer token');
-      return;
+      return {
+        status: 401,
+        message: 'missing or wrong bearer token',
+        headers: { 'WWW-Authenticate': 'Bearer' },
+      };
     }
     const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (!NDJSON_TYPES.has(contentType)) {
-      refuse(
-        request,
-        response,
-        415,
-        `content type '${contentType}' is not accepted: send application/x-ndjson`,
-      );
-      return;
+      return {
+        status: 415,
+        message: `content type '${contentType}' is not accepted: send application/x-ndjson`,
+      };
     }
-    const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    const encoding = contentEncoding(request);
     if (encoding !== 'identity' && encoding !== 'gzip') {
-      refuse(request, response, 415, `content encoding '${encoding}' is not accepted: use gzip`);
-      return;
+      return { status: 415, message: `content encoding '${encoding}' is not accepted: use gzip` };
     }
-    if (this.#options.isFull()) {
-      response.setHeader('Retry-After', String(this.#options.retryAfterSeconds ?? 1));
-      refuse(request, response, 429, 'the export queue is full; retry later');
-      return;
-    }
+    if (this.#options.isFull()) return this.#busy('the export queue is full; retry later');
     const declared = Number(request.headers['content-length'] ?? 0);
-    if (declared > this.#maxBodyBytes) {
-      refuse(request, response, 413, `body exceeds ${this.#maxBodyBytes} bytes`);
+    if (declared > this.#maxBodyBytes) return this.#tooLarge();
+    if (declared > 0 && this.#inflightBytes + declared > this.#maxInflightBytes) {
+      return this.#busy('too many bytes are being received; retry later');
+    }
+    return undefined;
+  }
+
+  #receive(request: IncomingMessage, response: ServerResponse): void {
+    const early = this.#check(request);
+    if (early !== undefined) {
+      this.#readThenRefuse(request, response, early);
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = false;
+    let held = 0;
+    let refusal: Refusal | undefined;
+    const release = (): void => {
+      this.#inflightBytes -= held;
+      held = 0;
+    };
+    const drop = (why: Refusal): void => {
+      refusal = why;
+      chunks.length = 0;
+      release();
+    };
+    const cancelTimer = this.#startBodyTimer(request, response, release);
     request.on('data', (chunk: Buffer) => {
-      if (tooLarge) return;
       size += chunk.length;
-      if (size > this.#maxBodyBytes) {
-        tooLarge = true;
-        chunks.length = 0;
-        refuse(request, response, 413, `body exceeds ${this.#maxBodyBytes} bytes`);
+      if (refusal !== undefined) {
+        if (size > 2 * this.#maxBodyBytes) this.#giveUpReading(request, response, refusal);
+      } else if (size > this.#maxBodyBytes) {
+        drop(this.#tooLarge());
+      } else if (this.#inflightBytes + chunk.length > this.#maxInflightBytes) {
+        drop(this.#busy('too many bytes are being received; retry later'));
+      } else {
+        this.#inflightBytes += chunk.length;
+        held += chunk.length;
+        chunks.push(chunk);
+      }
+    });
+    request.on('error', () => {
+      cancelTimer();
+      release();
+    });
+    request.on('end', () => {
+      cancelTimer();
+      if (refusal !== undefined) {
+        refuse(response, refusal);
         return;
       }
-      chunks.push(chunk);
-    });
-    request.on('error', () => response.destroy());
-    request.on('end', () => {
-      if (tooLarge) return;
       const body = Buffer.concat(chunks, size);
-      if (encoding === 'gzip') {
-        gunzip(body, { maxOutputLength: this.#maxBodyBytes }, (error, inflated) => {
-          if (error !== null) {
-            const status = error instanceof RangeError ? 413 : 400;
-            send(response, status, 'application/json', json({ error: `gzip: ${error.message}` }));
-          } else {
-            this.#answer(response, inflated);
-          }
-        });
-      } else {
-        this.#answer(response, body);
-      }
+      chunks.length = 0;
+      void this.#accept(request, response, body, (bytes) => {
+        this.#inflightBytes += bytes;
+        held += bytes;
+      }).finally(release);
     });
   }
 
-  #answer(response: ServerResponse, body: Buffer): void {
+  /** Inflates and replays a body read whole, then answers with what became of it. */
+  async #accept(
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: Buffer,
+    hold: (bytes: number) => void,
+  ): Promise<void> {
+    let events = body;
+    if (contentEncoding(request) === 'gzip') {
+      try {
+        events = await gunzipAsync(body, { maxOutputLength: this.#maxBodyBytes });
+      } catch (error) {
+        const status = error instanceof RangeError ? 413 : 400;
+        refuse(response, { status, message: `gzip: ${(error as Error).message}` });
+        return;
+      }
+      hold(events.length);
+    }
     if (!this.#ingesting) {
-      response.setHeader('Retry-After', String(this.#options.retryAfterSeconds ?? 1));
-      send(response, 503, 'application/json', json({ error: 'the sidecar is shutting down' }));
+      refuse(response, this.#shuttingDown());
       return;
     }
+    const replay = this.#replaying.then(() => this.#options.ingest(events));
+    this.#replaying = replay.catch(() => {});
     let outcome: IntakeOutcome;
     try {
-      outcome = this.#options.ingest(body);
+      outcome = await replay;
     } catch (error) {
       send(response, 500, 'application/json', json({ error: String(error) }));
       return;
     }
     send(response, 200, 'application/json', json(outcome));
+  }
+
+  /** Answers 408 and cuts the connection when the body has not arrived in time. */
+  #startBodyTimer(
+    request: IncomingMessage,
+    response: ServerResponse,
+    release: () => void,
+  ): () => void {
+    const timer = setTimeout(() => {
+      release();
+      response.setHeader('Connection', 'close');
+      const seconds = this.#bodyTimeoutMs / 1000;
+      send(response, 408, 'application/json', json({ error: `body not sent within ${seconds}s` }));
+      response.once('finish', () => request.socket.destroy());
+      // A sender too slow to take even the answer is cut off anyway.
+      setTimeout(() => request.socket.destroy(), 1000).unref();
+    }, this.#bodyTimeoutMs);
+    timer.unref();
+    return () => clearTimeout(timer);
+  }
+
+  /**
+   * Reads the body and throws it away, then answers with `refusal`: a client still uploading
+   * would see a reset connection (EPIPE) instead of the status if the answer came first and the
+   * connection closed. A body beyond twice the size limit is not read on: the answer goes out
+   * and the connection closes.
+   */
+  #readThenRefuse(request: IncomingMessage, response: ServerResponse, refusal: Refusal): void {
+    const cancelTimer = this.#startBodyTimer(request, response, () => {});
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > 2 * this.#maxBodyBytes) this.#giveUpReading(request, response, refusal);
+    });
+    request.on('error', cancelTimer);
+    request.on('end', () => {
+      cancelTimer();
+      refuse(response, refusal);
+    });
+  }
+
+  #giveUpReading(request: IncomingMessage, response: ServerResponse, refusal: Refusal): void {
+    if (response.headersSent) return;
+    response.setHeader('Connection', 'close');
+    refuse(response, refusal);
+    request.pause();
+  }
+
+  #busy(message: string): Refusal {
+    return {
+      status: 429,
+      message,
+      headers: { 'Retry-After': String(this.#options.retryAfterSeconds ?? 1) },
+    };
+  }
+
+  #tooLarge(): Refusal {
+    return { status: 413, message: `body exceeds ${this.#maxBodyBytes} bytes` };
+  }
+
+  #shuttingDown(): Refusal {
+    return {
+      status: 503,
+      message: 'the sidecar is shutting down',
+      headers: { 'Retry-After': String(this.#options.retryAfterSeconds ?? 1) },
+    };
   }
 
   #authorized(request: IncomingMessage): boolean {
@@ -221,6 +402,10 @@ export class HttpIntake {
     if (match === null) return false;
     return timingSafeEqual(digest(match[1]!), this.#tokenDigest);
   }
+}
+
+function contentEncoding(request: IncomingMessage): string {
+  return (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
 }
 
 function digest(text: string): Buffer {
@@ -237,14 +422,10 @@ function send(response: ServerResponse, status: number, type: string, body: stri
   response.end(body);
 }
 
-/** Answers with an error and closes the connection rather than reading an unwanted body. */
-function refuse(
-  request: IncomingMessage,
-  response: ServerResponse,
-  status: number,
-  message: string,
-): void {
-  response.setHeader('Connection', 'close');
-  send(response, status, 'application/json', json({ error: message }));
-  request.resume();
+function refuse(response: ServerResponse, refusal: Refusal): void {
+  if (response.headersSent) return;
+  for (const [name, value] of Object.entries(refusal.headers ?? {})) {
+    response.setHeader(name, value);
+  }
+  send(response, refusal.status, 'application/json', json({ error: refusal.message }));
 }

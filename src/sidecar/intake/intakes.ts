@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { ConfigurationError } from '../../errors/index.js';
 import type { EventPipeline } from '../pipeline/index.js';
 import { FollowedFile } from './followed-file.js';
-import { HttpIntake } from './http-intake.js';
+import { HttpIntake, type HttpIntakeOptions } from './http-intake.js';
 import type { ListenAddress } from './listen-address.js';
 import { StdinSource } from './stdin-source.js';
 
@@ -21,7 +21,11 @@ export interface IntakesOptions {
   checkpointIntervalMs: number;
   listen: readonly ListenAddress[];
   token: string | undefined;
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
+  maxConnections?: number | undefined;
+  headersTimeoutMs?: number | undefined;
+  bodyTimeoutMs?: number | undefined;
+  maxInflightBytes?: number | undefined;
   /** While true, reading pauses and HTTP answers 429. */
   isFull: () => boolean;
   /** Whether the sidecar takes events (`/readyz`). */
@@ -88,7 +92,7 @@ export class Intakes {
             host: address.host,
             port: address.port,
             token: options.token,
-            ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+            ...definedLimits(options),
             ingest: (body) => options.pipeline.ingestBody(body, 'http'),
             isFull: options.isFull,
             isReady: options.isReady,
@@ -140,6 +144,17 @@ export class Intakes {
   async saveCheckpoints(): Promise<void> {
     await Promise.all(this.#files.map((file) => file.saveCheckpoint()));
   }
+}
+
+/** The HTTP limits `options` sets (the rest keep {@link HttpIntake}'s defaults). */
+function definedLimits(options: IntakesOptions): Partial<HttpIntakeOptions> {
+  const limits: Partial<HttpIntakeOptions> = {};
+  if (options.maxBodyBytes !== undefined) limits.maxBodyBytes = options.maxBodyBytes;
+  if (options.maxConnections !== undefined) limits.maxConnections = options.maxConnections;
+  if (options.headersTimeoutMs !== undefined) limits.headersTimeoutMs = options.headersTimeoutMs;
+  if (options.bodyTimeoutMs !== undefined) limits.bodyTimeoutMs = options.bodyTimeoutMs;
+  if (options.maxInflightBytes !== undefined) limits.maxInflightBytes = options.maxInflightBytes;
+  return limits;
 }
 
 /** Bytes per read when standard input is a regular file (`tooltrace sidecar --stdin < journal`). */

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ROOT_CONTEXT, trace, TraceFlags, type Context } from '@opentelemetry/api';
 import { newEventId, type BusEvent, type EventBus, type EventInit } from '../../bus/index.js';
 import { ATTR_END_REASON } from '../../otel/attribute-names.js';
@@ -39,6 +40,9 @@ interface Dispatch {
   tracker: CheckpointTracker | undefined;
   root: number;
 }
+
+/** Bytes of a request body replayed between two turns of the event loop (about 200 lines). */
+export const BODY_SLICE_BYTES = 64 * 1024;
 
 /** A line from a source without checkpoint (stdin, HTTP): its spans pin nothing. */
 const UNTRACKED: Dispatch = { tracker: undefined, root: 0 };
@@ -151,8 +155,13 @@ export class EventPipeline {
     return { push: (chunk) => splitter.push(chunk), end: () => splitter.end() };
   }
 
-  /** Decodes and replays a whole NDJSON body (one HTTP request); returns what became of it. */
-  ingestBody(body: Uint8Array, sourceName: string): IntakeOutcome {
+  /**
+   * Decodes and replays a whole NDJSON body (one HTTP request) and resolves with what became of
+   * it. The body is replayed {@link BODY_SLICE_BYTES} at a time with a turn of the event loop
+   * between slices: a 16 MiB body takes about a second of CPU, and probes and other clients
+   * must not wait for it.
+   */
+  async ingestBody(body: Uint8Array, sourceName: string): Promise<IntakeOutcome> {
     let accepted = 0;
     const rejected: Record<string, number> = {};
     const count = (reason: string): void => {
@@ -168,7 +177,10 @@ export class EventPipeline {
       },
       onOversizedLine: () => count('too_large'),
     });
-    splitter.push(body);
+    for (let start = 0; start < body.length; start += BODY_SLICE_BYTES) {
+      if (start > 0) await yieldToEventLoop();
+      splitter.push(body.subarray(start, start + BODY_SLICE_BYTES));
+    }
     splitter.end();
     return { accepted, rejected };
   }

@@ -23,6 +23,8 @@ export class SidecarMetrics {
   #spansRefused = 0;
   #exportFailures = 0;
   #spansInFailedExports = 0;
+  /** Whether the last export attempt failed (and none succeeded since). */
+  #exportFailing = false;
   readonly #latencyBuckets = new Array<number>(LATENCY_BUCKETS.length).fill(0);
   #latencyCount = 0;
   #latencySum = 0;
@@ -46,6 +48,7 @@ export class SidecarMetrics {
   /** Counts spans the exporter accepted, with how long the request took. */
   exported(spans: number, latencyMs: number): void {
     this.#spansExported += spans;
+    this.#exportFailing = false;
     const seconds = latencyMs / 1000;
     this.#latencyCount += 1;
     this.#latencySum += seconds;
@@ -57,7 +60,13 @@ export class SidecarMetrics {
   /** Counts one failed export attempt of `spans` spans (they are retried). */
   exportFailed(spans: number): void {
     this.#exportFailures += 1;
+    this.#exportFailing = true;
     this.#spansInFailedExports += spans;
+  }
+
+  /** Whether the last export attempt failed and none has succeeded since (`/readyz` is 503). */
+  get exportFailing(): boolean {
+    return this.#exportFailing;
   }
 
   /** Counts spans the endpoint refused for good (a malformed or oversized span, alone). */
