@@ -19,8 +19,10 @@ Sources (at least one; several at once are fine):
                               /metrics; repeatable
 
 Options:
-  --token TOKEN               bearer token for --listen (default: $TOOLTRACE_TOKEN); required
-                              when listening on anything but loopback
+  --token TOKEN               bearer token for --listen, SECRET or NAME=SECRET; repeatable,
+                              each client its own namespace (default: $TOOLTRACE_TOKEN);
+                              required when listening on anything but loopback
+  --token-file PATH           NAME=SECRET a line; read again on SIGHUP
   --otlp-endpoint URL         OTLP/HTTP base URL (default: $OTEL_EXPORTER_OTLP_ENDPOINT,
                               else http://localhost:4318)
   --otlp-protocol P           http/protobuf (default) or http/json
@@ -87,7 +89,8 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
       checkpoint: { type: 'string' },
       'checkpoint-reset': { type: 'boolean' },
       listen: { type: 'string', multiple: true },
-      token: { type: 'string' },
+      token: { type: 'string', multiple: true },
+      'token-file': { type: 'string' },
       'otlp-endpoint': { type: 'string' },
       'otlp-protocol': { type: 'string' },
       'otlp-header': { type: 'string', multiple: true },
@@ -120,7 +123,8 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
   if (values.checkpoint !== undefined) options.checkpoint = values.checkpoint;
   if (values['checkpoint-reset'] === true) options.checkpointReset = true;
   if (values.listen !== undefined) options.listen = values.listen;
-  if (values.token !== undefined) options.token = values.token;
+  if (values.token !== undefined) options.tokens = values.token;
+  if (values['token-file'] !== undefined) options.tokenFile = values['token-file'];
   if (values['otlp-endpoint'] !== undefined) options.otlpEndpoint = values['otlp-endpoint'];
   if (values['otlp-protocol'] !== undefined) options.otlpProtocol = values['otlp-protocol'];
   if (values['otlp-compression'] !== undefined) {

@@ -17,12 +17,15 @@ export async function sidecarCommand(
     log: (line) => void streams.stderr.write(`${line}\n`),
   });
   const onSignal = (signal: NodeJS.Signals): void => void sidecar.stop(`received ${signal}`);
+  const onHangUp = (): void => void sidecar.reloadTokens();
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
+  process.on('SIGHUP', onHangUp);
   try {
     return await sidecar.done;
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
+    process.off('SIGHUP', onHangUp);
   }
 }

@@ -28,6 +28,11 @@ export interface Sidecar {
    */
   stop(reason?: string, timeoutMs?: number): Promise<number>;
   readonly metrics: SidecarMetrics;
+  /**
+   * Reads `--token-file` again (the CLI calls it on SIGHUP) and logs the outcome; a bad file
+   * leaves the tokens in use.
+   */
+  reloadTokens(): Promise<void>;
 }
 
 /**
@@ -49,7 +54,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
   const checkpointing = settings.checkpoint !== undefined;
   const metrics = new SidecarMetrics();
   const bus = new EventBus({ ringSize: 0 });
-  const pipeline = new EventPipeline({ bus, metrics, maxLineBytes: settings.maxLineBytes });
+  const pipeline = new EventPipeline({ bus, metrics, maxLineBytes: settings.maxLineBytes, log });
   const processor = startSpanExport({
     config: settings.exportConfig,
     maxQueueSpans: settings.maxQueueSpans,
@@ -131,5 +136,14 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     return stopping;
   }
 
-  return { urls: intakes.urls, done, stop, metrics };
+  const reloadTokens = async (): Promise<void> => {
+    try {
+      const count = await parts.intakes.reloadTokens();
+      log(`tooltrace sidecar: tokens reloaded; ${count} accepted`);
+    } catch (error) {
+      log(`tooltrace sidecar: tokens not reloaded, the previous ones stay: ${String(error)}`);
+    }
+  };
+
+  return { urls: intakes.urls, done, stop, metrics, reloadTokens };
 }

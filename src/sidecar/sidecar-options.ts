@@ -21,6 +21,15 @@ export interface SidecarOptions {
    * @default process.env.TOOLTRACE_TOKEN
    */
   token?: string;
+  /**
+   * Bearer tokens for `POST /v1/events`, each `SECRET` (client `default`) or `NAME=SECRET`; each
+   * client is its own namespace (event ids, tool call ids, sessions) and its name is the span
+   * attribute `tooltrace.client`. `token` adds one more.
+   * @default [process.env.TOOLTRACE_TOKEN] when neither is given
+   */
+  tokens?: string[];
+  /** A file of `NAME=SECRET` lines, one token a line; read again on SIGHUP. */
+  tokenFile?: string;
   /** OTLP base endpoint; overrides `OTEL_EXPORTER_OTLP_ENDPOINT`. */
   otlpEndpoint?: string;
   /** `http/protobuf` or `http/json`; overrides `OTEL_EXPORTER_OTLP_PROTOCOL`. */

@@ -2,7 +2,13 @@ import type { Readable } from 'node:stream';
 import { ConfigurationError } from '../errors/index.js';
 import type { TraceBy } from '../otel/index.js';
 import { parseKeyValueList, resolveExportConfig, type ExportConfig } from './export/index.js';
-import { isLoopbackHost, parseListenAddress, type ListenAddress } from './intake/index.js';
+import {
+  isLoopbackHost,
+  parseClientToken,
+  parseListenAddress,
+  type ClientToken,
+  type ListenAddress,
+} from './intake/index.js';
 import type { SidecarOptions } from './sidecar-options.js';
 
 /** {@link SidecarOptions} with every default applied and every setting checked, once. */
@@ -16,7 +22,8 @@ export interface SidecarSettings {
     checkpointReset: boolean;
     checkpointIntervalMs: number;
     listen: ListenAddress[];
-    token: string | undefined;
+    tokens: ClientToken[];
+    tokenFile: string | undefined;
     maxBodyBytes: number | undefined;
     maxConnections: number | undefined;
     headersTimeoutMs: number | undefined;
@@ -85,11 +92,12 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
       });
     }
   }
-  const token = nonEmpty(options.token) ?? nonEmpty(env.TOOLTRACE_TOKEN);
+  const tokens = tokensOf(options, env);
+  const tokenFile = nonEmpty(options.tokenFile);
   for (const address of listen) {
-    if (token === undefined && !isLoopbackHost(address.host)) {
+    if (tokens.length === 0 && tokenFile === undefined && !isLoopbackHost(address.host)) {
       throw new ConfigurationError(
-        `--listen ${address.host}:${address.port} is reachable from other machines: set a bearer token with --token or TOOLTRACE_TOKEN`,
+        `--listen ${address.host}:${address.port} is reachable from other machines: set a bearer token with --token, --token-file or TOOLTRACE_TOKEN`,
         { setting: '--token' },
       );
     }
@@ -121,7 +129,8 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
       checkpointReset: options.checkpointReset === true,
       checkpointIntervalMs: options.checkpointIntervalMs ?? 1000,
       listen,
-      token,
+      tokens,
+      tokenFile,
       maxBodyBytes: options.maxBodyBytes,
       maxConnections: options.maxConnections,
       headersTimeoutMs: options.headersTimeoutMs,
@@ -146,6 +155,16 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
     maxLineBytes: options.maxLineBytes ?? 1024 * 1024,
     statusIntervalMs: options.statusIntervalMs ?? 10_000,
   };
+}
+
+/** `--token` values (and `token`), else `TOOLTRACE_TOKEN`, parsed as `SECRET` or `NAME=SECRET`. */
+function tokensOf(options: SidecarOptions, env: NodeJS.ProcessEnv): ClientToken[] {
+  const given = [...(options.tokens ?? []), ...(options.token === undefined ? [] : [options.token])]
+    .map((text) => nonEmpty(text))
+    .filter((text): text is string => text !== undefined);
+  if (given.length > 0) return given.map((text) => parseClientToken(text, '--token'));
+  const fromEnv = nonEmpty(env.TOOLTRACE_TOKEN);
+  return fromEnv === undefined ? [] : [parseClientToken(fromEnv, 'TOOLTRACE_TOKEN')];
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

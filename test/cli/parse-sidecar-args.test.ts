@@ -62,7 +62,7 @@ describe('parseSidecarArgs()', () => {
         checkpoint: 'cp.json',
         checkpointReset: true,
         listen: ['127.0.0.1:4319', '[::1]:4320'],
-        token: 't',
+        tokens: ['t'],
         otlpEndpoint: 'http://collector:4318',
         otlpProtocol: 'http/json',
         otlpHeaders: { 'x-a': '1', 'x-b': 'two words' },

@@ -1,9 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { IntakeOutcome } from '../pipeline/index.js';
+import type { ClientTokens } from './client-tokens.js';
 import { ConnectionLimiter } from './connection-limiter.js';
 
 const gunzipAsync = promisify(gunzip);
@@ -13,8 +13,17 @@ export interface HttpIntakeOptions {
   host: string;
   /** `0` picks a free port. */
   port: number;
-  /** Bearer token every `POST /v1/events` must carry; `undefined` allows any caller. */
-  token: string | undefined;
+  /**
+   * The bearer tokens `POST /v1/events` accepts, each naming a client; when none is required,
+   * anyone may send (loopback only) and events belong to no client.
+   */
+  tokens: ClientTokens;
+  /**
+   * Whether `/metrics` needs a token too (listening beyond loopback); `/healthz` and `/readyz`
+   * never do.
+   * @default false
+   */
+  protectMetrics?: boolean;
   /**
    * Largest request body, compressed or not, in bytes; larger ones get 413.
    * @default 16777216 (16 MiB)
@@ -40,8 +49,8 @@ export interface HttpIntakeOptions {
    * @default 67108864 (64 MiB)
    */
   maxInflightBytes?: number;
-  /** Decodes and replays an NDJSON body. */
-  ingest: (body: Buffer) => Promise<IntakeOutcome>;
+  /** Decodes and replays an NDJSON body sent by `client` (`''` without tokens). */
+  ingest: (body: Buffer, client: string) => Promise<IntakeOutcome>;
   /** While true, `POST /v1/events` answers 429 with `Retry-After` and `/readyz` 503. */
   isFull: () => boolean;
   /** Whether the sidecar is ready to take events (for `/readyz`). */
@@ -90,7 +99,6 @@ interface Refusal {
 export class HttpIntake {
   readonly #server: Server;
   readonly #options: HttpIntakeOptions;
-  readonly #tokenDigest: Buffer | undefined;
   readonly #maxBodyBytes: number;
   readonly #maxInflightBytes: number;
   readonly #bodyTimeoutMs: number;
@@ -107,7 +115,6 @@ export class HttpIntake {
     this.#maxBodyBytes = options.maxBodyBytes ?? HTTP_INTAKE_DEFAULTS.maxBodyBytes;
     this.#maxInflightBytes = options.maxInflightBytes ?? HTTP_INTAKE_DEFAULTS.maxInflightBytes;
     this.#bodyTimeoutMs = options.bodyTimeoutMs ?? HTTP_INTAKE_DEFAULTS.bodyTimeoutMs;
-    this.#tokenDigest = options.token === undefined ? undefined : digest(options.token);
   }
 
   /** Starts listening; rejects when the address cannot be bound. */
@@ -196,7 +203,11 @@ export class HttpIntake {
         this.#inflightBytes < this.#maxInflightBytes;
       send(response, ready ? 200 : 503, 'text/plain', ready ? 'ready\n' : 'not ready\n');
     } else if (request.method === 'GET' && path === '/metrics') {
-      send(response, 200, 'text/plain; version=0.0.4', this.#options.renderMetrics());
+      if (this.#options.protectMetrics === true && this.#clientOf(request) === undefined) {
+        refuse(response, this.#unauthorized());
+      } else {
+        send(response, 200, 'text/plain; version=0.0.4', this.#options.renderMetrics());
+      }
     } else if (path === '/v1/events' && request.method === 'POST') {
       this.#receive(request, response);
     } else if (path === '/v1/events') {
@@ -215,13 +226,7 @@ export class HttpIntake {
 
   /** What is wrong with a `POST /v1/events` before its body is read, if anything. */
   #check(request: IncomingMessage): Refusal | undefined {
-    if (!this.#authorized(request)) {
-      return {
-        status: 401,
-        message: 'missing or wrong bearer token',
-        headers: { 'WWW-Authenticate': 'Bearer' },
-      };
-    }
+    if (this.#clientOf(request) === undefined) return this.#unauthorized();
     const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (!NDJSON_TYPES.has(contentType)) {
       return {
@@ -243,6 +248,7 @@ export class HttpIntake {
   }
 
   #receive(request: IncomingMessage, response: ServerResponse): void {
+    const client = this.#clientOf(request) ?? '';
     const early = this.#check(request);
     if (early !== undefined) {
       this.#readThenRefuse(request, response, early);
@@ -288,7 +294,7 @@ export class HttpIntake {
       }
       const body = Buffer.concat(chunks, size);
       chunks.length = 0;
-      void this.#accept(request, response, body, (bytes) => {
+      void this.#accept(request, response, body, client, (bytes) => {
         this.#inflightBytes += bytes;
         held += bytes;
       }).finally(release);
@@ -300,6 +306,7 @@ export class HttpIntake {
     request: IncomingMessage,
     response: ServerResponse,
     body: Buffer,
+    client: string,
     hold: (bytes: number) => void,
   ): Promise<void> {
     let events = body;
@@ -317,7 +324,7 @@ export class HttpIntake {
       refuse(response, this.#shuttingDown());
       return;
     }
-    const replay = this.#replaying.then(() => this.#options.ingest(events));
+    const replay = this.#replaying.then(() => this.#options.ingest(events, client));
     this.#replaying = replay.catch(() => {});
     let outcome: IntakeOutcome;
     try {
@@ -395,21 +402,25 @@ export class HttpIntake {
     };
   }
 
-  #authorized(request: IncomingMessage): boolean {
-    if (this.#tokenDigest === undefined) return true;
-    const header = request.headers.authorization ?? '';
-    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-    if (match === null) return false;
-    return timingSafeEqual(digest(match[1]!), this.#tokenDigest);
+  /** The client a request's bearer token names; `''` when no token is required; `undefined` when refused. */
+  #clientOf(request: IncomingMessage): string | undefined {
+    const tokens = this.#options.tokens;
+    if (!tokens.required) return '';
+    const match = /^Bearer\s+(.+)$/i.exec((request.headers.authorization ?? '').trim());
+    return match === null ? undefined : tokens.clientOf(match[1]!);
+  }
+
+  #unauthorized(): Refusal {
+    return {
+      status: 401,
+      message: 'missing or wrong bearer token',
+      headers: { 'WWW-Authenticate': 'Bearer' },
+    };
   }
 }
 
 function contentEncoding(request: IncomingMessage): string {
   return (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-}
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
 }
 
 function json(value: unknown): string {

@@ -4,7 +4,8 @@ import { ConfigurationError } from '../../errors/index.js';
 import type { EventPipeline } from '../pipeline/index.js';
 import { FollowedFile } from './followed-file.js';
 import { HttpIntake, type HttpIntakeOptions } from './http-intake.js';
-import type { ListenAddress } from './listen-address.js';
+import { ClientTokens, type ClientToken } from './client-tokens.js';
+import { isLoopbackHost, type ListenAddress } from './listen-address.js';
 import { StdinSource } from './stdin-source.js';
 
 /** Options for {@link Intakes.open}. */
@@ -20,7 +21,10 @@ export interface IntakesOptions {
   checkpointReset?: boolean;
   checkpointIntervalMs: number;
   listen: readonly ListenAddress[];
-  token: string | undefined;
+  /** Bearer tokens for `POST /v1/events`, each naming a client. */
+  tokens: readonly ClientToken[];
+  /** A file of `NAME=SECRET` lines, read at start-up and by {@link Intakes.reloadTokens}. */
+  tokenFile?: string | undefined;
   maxBodyBytes?: number | undefined;
   maxConnections?: number | undefined;
   headersTimeoutMs?: number | undefined;
@@ -47,8 +51,15 @@ export class Intakes {
   readonly #files: FollowedFile[];
   readonly #listeners: HttpIntake[];
   readonly #stdin: StdinSource | undefined;
+  readonly #tokens: ClientTokens;
 
-  private constructor(files: FollowedFile[], listeners: HttpIntake[], options: IntakesOptions) {
+  private constructor(
+    files: FollowedFile[],
+    listeners: HttpIntake[],
+    options: IntakesOptions,
+    tokens: ClientTokens,
+  ) {
+    this.#tokens = tokens;
     this.#files = files;
     this.#listeners = listeners;
     const onlyStdin = files.length === 0 && listeners.length === 0;
@@ -84,6 +95,7 @@ export class Intakes {
         }),
       ),
     );
+    const tokens = await ClientTokens.load(options.tokens, options.tokenFile);
     const listeners: HttpIntake[] = [];
     try {
       for (const address of options.listen) {
@@ -91,9 +103,10 @@ export class Intakes {
           await HttpIntake.start({
             host: address.host,
             port: address.port,
-            token: options.token,
+            tokens,
+            protectMetrics: !isLoopbackHost(address.host),
             ...definedLimits(options),
-            ingest: (body) => options.pipeline.ingestBody(body, 'http'),
+            ingest: (body, client) => options.pipeline.ingestBody(body, 'http', client),
             isFull: options.isFull,
             isReady: options.isReady,
             renderMetrics: options.renderMetrics,
@@ -107,7 +120,7 @@ export class Intakes {
         cause: error,
       });
     }
-    const intakes = new Intakes(files, listeners, options);
+    const intakes = new Intakes(files, listeners, options, tokens);
     for (const file of files) file.start();
     for (const listener of listeners)
       options.log(`tooltrace sidecar: listening on ${listener.url}`);
@@ -122,6 +135,14 @@ export class Intakes {
   /** Spans the followed files' checkpoints wait for. */
   get pinnedSpans(): number {
     return this.#files.reduce((sum, file) => sum + file.pinnedSpans, 0);
+  }
+
+  /**
+   * Reads `--token-file` again (SIGHUP): resolves with the number of tokens now accepted, or
+   * rejects with a `ConfigurationError` and keeps the tokens in use.
+   */
+  reloadTokens(): Promise<number> {
+    return this.#tokens.reload();
   }
 
   /** Reads on where reading paused for a full queue. */

@@ -12,6 +12,8 @@ import {
   type DecodeSuccess,
 } from '../../wire/index.js';
 import type { CheckpointTracker } from './checkpoint-tracker.js';
+import { scopedEventId, scopedSession, unscopedSession } from './client-scope.js';
+import { RecentKeys } from './recent-keys.js';
 import type { IntakeOutcome } from './intake-outcome.js';
 import type { SidecarMetrics } from './sidecar-metrics.js';
 
@@ -25,6 +27,8 @@ export interface EventPipelineOptions {
    * @default 100000
    */
   maxRemembered?: number;
+  /** Where a client's first reuse of an id is reported. @default nowhere */
+  log?: (line: string) => void;
 }
 
 /** What one source feeds: a splitter bound to it, and the checkpoint tracker of a file. */
@@ -78,6 +82,12 @@ export class EventPipeline {
    * `session_id` belong to it, as in a Nexus journal, where only that event names the session.
    */
   readonly #sessions = new Map<string, string>();
+  /** Event ids and (session, tool call id) pairs of invokes seen lately, to count reuse. */
+  readonly #eventIds: RecentKeys;
+  readonly #callKeys: RecentKeys;
+  /** Who was told about a reuse already (`kind` + client): once each. */
+  readonly #reuseReported = new Set<string>();
+  readonly #log: (line: string) => void;
 
   constructor(options: EventPipelineOptions) {
     this.#bus = options.bus;
@@ -85,6 +95,9 @@ export class EventPipeline {
     this.#maxLineBytes = options.maxLineBytes;
     this.#decodeOptions = { maxLineBytes: options.maxLineBytes };
     this.#maxRemembered = options.maxRemembered ?? 100_000;
+    this.#eventIds = new RecentKeys(this.#maxRemembered / 2);
+    this.#callKeys = new RecentKeys(this.#maxRemembered / 2);
+    this.#log = options.log ?? (() => {});
   }
 
   /**
@@ -161,7 +174,7 @@ export class EventPipeline {
    * between slices: a 16 MiB body takes about a second of CPU, and probes and other clients
    * must not wait for it.
    */
-  async ingestBody(body: Uint8Array, sourceName: string): Promise<IntakeOutcome> {
+  async ingestBody(body: Uint8Array, sourceName: string, client = ''): Promise<IntakeOutcome> {
     let accepted = 0;
     const rejected: Record<string, number> = {};
     const count = (reason: string): void => {
@@ -171,7 +184,7 @@ export class EventPipeline {
     const splitter = new LineSplitter({
       maxLineBytes: this.#maxLineBytes,
       onLine: (line) => {
-        const result = this.#ingest(line, sourceName, undefined, 0, 0);
+        const result = this.#ingest(line, sourceName, undefined, 0, 0, client);
         if (result === true) accepted += 1;
         else count(result);
       },
@@ -192,13 +205,14 @@ export class EventPipeline {
     tracker: CheckpointTracker | undefined,
     lineStart: number,
     lineEnd: number,
+    client = '',
   ): true | string {
     const result = decodeEnvelope(line, this.#decodeOptions);
     if (!result.ok) {
       tracker?.lineDone(lineStart, lineEnd);
       return result.reason;
     }
-    return this.#replay(result, sourceName, tracker, lineStart, lineEnd);
+    return this.#replay(result, sourceName, tracker, lineStart, lineEnd, client);
   }
 
   /**
@@ -229,9 +243,12 @@ export class EventPipeline {
     tracker: CheckpointTracker | undefined,
     lineStart: number,
     lineEnd: number,
+    client = '',
   ): true | string {
     const init = result.event;
-    this.#assignSession(init, sourceName);
+    this.#assignSession(init, sourceName, client);
+    if (client !== '') scopeEventIds(init, client, result.hasEventId);
+    this.#countReuse(init, result.hasEventId, client === '' ? sourceName : client);
     if (!result.hasEventId) {
       init.id = newEventId();
       this.#rememberSynthetic(init.id);
@@ -255,23 +272,67 @@ export class EventPipeline {
     }
   }
 
-  /** Fills a line's empty session from the last `io.session.start` of its source. */
-  #assignSession(init: EventInit, sourceName: string): void {
+  /**
+   * Fills a line's empty session from the last `io.session.start` of its source — of its client,
+   * for HTTP — and scopes the session of a client's line to that client (see
+   * {@link scopedSession}).
+   */
+  #assignSession(init: EventInit, sourceName: string, client: string): void {
     const causation = init.causation!;
+    const sourceKey = client === '' ? sourceName : `${sourceName}\u0000${client}`;
+    const payload = init.payload as Record<string, unknown> | null | undefined;
     if (init.type === IO_SESSION_START) {
-      const payload = init.payload as Record<string, unknown> | null | undefined;
       const named = payload?.session_id ?? payload?.sessionId ?? payload?.SessionID;
       const sessionId = typeof named === 'string' && named !== '' ? named : causation.sessionId;
       if (sessionId !== undefined && sessionId !== '') {
-        this.#sessions.set(sourceName, sessionId);
+        this.#sessions.set(sourceKey, sessionId);
         causation.sessionId = sessionId;
       }
-      return;
-    }
-    if (causation.sessionId === '' || causation.sessionId === undefined) {
-      const sessionId = this.#sessions.get(sourceName);
+    } else if (causation.sessionId === '' || causation.sessionId === undefined) {
+      const sessionId = this.#sessions.get(sourceKey);
       if (sessionId !== undefined) causation.sessionId = sessionId;
     }
+    if (client === '') return;
+    causation.sessionId = scopedSession(client, causation.sessionId ?? '');
+    if (init.type === IO_SESSION_START && payload !== null && typeof payload === 'object') {
+      // The tracer reads the session an io.session.start announces from its payload.
+      for (const key of ['session_id', 'sessionId', 'SessionID']) {
+        if (typeof payload[key] === 'string') payload[key] = causation.sessionId;
+      }
+    }
+  }
+
+  /**
+   * Counts an event id seen before, and a tool call id invoked again in the same session: the
+   * tracer drops the first as a duplicate and ends the earlier call's span early for the second,
+   * so both are counted (`tooltrace_ids_reused_total`) and reported once per client.
+   */
+  #countReuse(init: EventInit, hasEventId: boolean, client: string): void {
+    if (hasEventId && this.#eventIds.seenBefore(init.id!)) this.#reused('event_id', client, init);
+    if (init.type !== TOOL_INVOKE) return;
+    const payload = init.payload as { id?: unknown } | null | undefined;
+    const callId = payload?.id;
+    if (typeof callId !== 'string' || callId === '') return;
+    const key = `${init.causation?.sessionId ?? ''}\u0000${callId}`;
+    if (this.#callKeys.seenBefore(key)) this.#reused('call_id', client, init);
+  }
+
+  #reused(kind: 'event_id' | 'call_id', client: string, init: EventInit): void {
+    this.#metrics.reused(kind, client);
+    const reported = `${kind}\u0000${client}`;
+    if (this.#reuseReported.has(reported)) return;
+    this.#reuseReported.add(reported);
+    const payload = init.payload as { id?: unknown; name?: unknown } | null | undefined;
+    const session = init.causation?.sessionId ?? '';
+    const what =
+      kind === 'event_id'
+        ? `event id ${init.id ?? ''} (${init.type})`
+        : `tool call id ${String(payload?.id)} of tool ${String(payload?.name)} in session ${
+            unscopedSession(session)?.session ?? session
+          }`;
+    this.#log(
+      `tooltrace sidecar: ${client} reused ${what}; counted in tooltrace_ids_reused_total (reported once)`,
+    );
   }
 
   #emit(init: EventInit, sourceName: string): true | string {
@@ -305,4 +366,13 @@ function contextFromTraceparent(text: string): Context | undefined {
     traceFlags: parts.flags & TraceFlags.SAMPLED,
     isRemote: true,
   });
+}
+
+/** Scopes a client's event id and parent id to it (see {@link scopedEventId}). */
+function scopeEventIds(init: EventInit, client: string, hasEventId: boolean): void {
+  if (hasEventId) init.id = scopedEventId(client, init.id!);
+  const causation = init.causation!;
+  if (causation.parentId !== undefined && causation.parentId !== '') {
+    causation.parentId = scopedEventId(client, causation.parentId);
+  }
 }

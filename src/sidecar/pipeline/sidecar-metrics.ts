@@ -29,6 +29,8 @@ export class SidecarMetrics {
   #latencyCount = 0;
   #latencySum = 0;
   #gauges: SidecarGauges | undefined;
+  /** Ids used again, by `kind` (`event_id`, `call_id`) and client (or source). */
+  readonly #reused = new Map<string, number>();
 
   /** Connects the gauges read at scrape time. */
   setGauges(gauges: SidecarGauges): void {
@@ -38,6 +40,12 @@ export class SidecarMetrics {
   /** Counts one line accepted from `source` (`stdin`, `file`, `http`). */
   received(source: string, count = 1): void {
     this.#received.set(source, (this.#received.get(source) ?? 0) + count);
+  }
+
+  /** Counts an event id or tool call id that `client` (a token's name, or the source) used again. */
+  reused(kind: 'event_id' | 'call_id', client: string): void {
+    const key = `${kind}\u0000${client}`;
+    this.#reused.set(key, (this.#reused.get(key) ?? 0) + 1);
   }
 
   /** Counts one line rejected for `reason`. */
@@ -161,6 +169,17 @@ export class SidecarMetrics {
     family('tooltrace_events_rejected_total', 'counter', 'Event lines rejected, by reason.');
     for (const [reason, count] of this.#rejected) {
       lines.push(`tooltrace_events_rejected_total{reason="${label(reason)}"} ${count}`);
+    }
+    family(
+      'tooltrace_ids_reused_total',
+      'counter',
+      'Event ids and tool call ids (per session) used again, by kind and client or source.',
+    );
+    for (const [key, count] of this.#reused) {
+      const [kind, client] = key.split('\u0000') as [string, string];
+      lines.push(
+        `tooltrace_ids_reused_total{kind="${label(kind)}",client="${label(client)}"} ${count}`,
+      );
     }
     family('tooltrace_spans_exported_total', 'counter', 'Spans the OTLP endpoint accepted.');
     lines.push(`tooltrace_spans_exported_total ${this.#spansExported}`);

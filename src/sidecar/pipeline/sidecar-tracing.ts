@@ -8,6 +8,7 @@ import {
   type ToolCallTracing,
   type TraceBy,
 } from '../../otel/index.js';
+import { ClientAttributeProcessor } from './client-attribute-processor.js';
 import type { EventPipeline } from './event-pipeline.js';
 
 /** Records nothing: the sidecar never falls back to a global meter provider. */
@@ -41,7 +42,8 @@ export function traceSidecarBus(options: SidecarTracingOptions): ToolCallTracing
   const provider = new BasicTracerProvider({
     resource: options.resource,
     idGenerator,
-    spanProcessors: [options.processor],
+    // The client's name goes on each span before the export processor sees it start.
+    spanProcessors: [new ClientAttributeProcessor(), options.processor],
   });
   // The subscriber sees a provider without `forceFlush`: it would wait on the processor for as
   // long as the exporter is down, while the sidecar flushes only as long as its deadline allows.
