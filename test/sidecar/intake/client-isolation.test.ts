@@ -129,13 +129,15 @@ describe('tooltrace sidecar --token NAME=SECRET (client isolation)', () => {
     const spans = finalSpans(receiver.spans).filter(
       (span) => span.attributes['gen_ai.tool.call.id'] === 'tc_1',
     );
-    const alice = spans.filter((span) => span.attributes['tooltrace.client'] === 'alice');
+    // Alice's call is the one that started with her invoke (Bob's started 40 ms later).
+    const alice = spans.filter((span) => span.startTimeUnixNano === BigInt(BASE_MS) * 1_000_000n);
     const bob = spans.filter((span) => span.attributes['tooltrace.client'] === 'bob');
     expect(alice).toHaveLength(1);
     expect(alice[0]!.attributes['tooltrace.stream.progress.count']).toBe(3);
     expect(alice[0]!.endTimeUnixNano - alice[0]!.startTimeUnixNano).toBe(100_000_000n);
     expect(alice[0]!.status.code).toBe(1);
     expect(alice[0]!.attributes['gen_ai.conversation.id']).toBe('s1');
+    expect(alice[0]!.attributes['tooltrace.client']).toBe('alice');
     expect(alice[0]!.attributes['tooltrace.end_reason']).toBe('result');
     // Bob's events stayed Bob's: his spans carry his name and none of Alice's ids.
     expect(bob.length).toBeGreaterThanOrEqual(1);
