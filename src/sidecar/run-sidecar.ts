@@ -98,6 +98,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
       isReady: () => stopping === undefined && !metrics.exportFailing,
       heldEvents: () => tracing.stats().heldEvents,
       renderMetrics: () => metrics.render(),
+      metrics,
       onOnlyInputEnded: () => void stop('end of input', Number.POSITIVE_INFINITY),
       log,
     });

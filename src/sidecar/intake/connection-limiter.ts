@@ -1,6 +1,12 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
+/** What the limiter reports (a subset of the intake's metrics). */
+export interface ConnectionObserver {
+  httpConnections(delta: 1 | -1): void;
+  httpConnectionDropped(reason: 'evicted' | 'turned_away'): void;
+}
+
 /**
  * Holds a server to at most `maxConnections` open connections without letting idle ones lock
  * the door: when a connection arrives at the limit, the oldest connection with no request in
@@ -14,11 +20,13 @@ export class ConnectionLimiter {
   /** Open connections, oldest first (a `Set` keeps insertion order). */
   readonly #open = new Set<Socket>();
   readonly #busy = new Set<Socket>();
+  readonly #observer: ConnectionObserver | undefined;
   #evicted = 0;
   #turnedAway = 0;
 
-  constructor(server: Server, maxConnections: number) {
+  constructor(server: Server, maxConnections: number, observer?: ConnectionObserver) {
     this.#maxConnections = maxConnections;
+    this.#observer = observer;
     server.on('connection', (socket: Socket) => this.#admit(socket));
   }
 
@@ -47,14 +55,17 @@ export class ConnectionLimiter {
       const idle = this.#oldestIdle();
       if (idle === undefined) {
         this.#turnedAway += 1;
+        this.#observer?.httpConnectionDropped('turned_away');
         socket.destroy();
         return;
       }
       this.#evicted += 1;
+      this.#observer?.httpConnectionDropped('evicted');
       this.#forget(idle);
       idle.destroy();
     }
     this.#open.add(socket);
+    this.#observer?.httpConnections(1);
     socket.once('close', () => this.#forget(socket));
   }
 
@@ -64,7 +75,8 @@ export class ConnectionLimiter {
   }
 
   #forget(socket: Socket): void {
-    this.#open.delete(socket);
+    if (!this.#open.delete(socket)) return;
+    this.#observer?.httpConnections(-1);
     this.#busy.delete(socket);
   }
 }

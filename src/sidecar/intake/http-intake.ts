@@ -8,6 +8,16 @@ import { ConnectionLimiter } from './connection-limiter.js';
 
 const gunzipAsync = promisify(gunzip);
 
+/** What the HTTP intake counts, for `/metrics` ({@link SidecarMetrics} implements it). */
+export interface HttpIntakeMetrics {
+  /** A request answered with `status` (401, 404, 405, 408, 413, 415, 429, 503, …). */
+  httpRefused(status: number): void;
+  /** A connection opened (`1`) or closed (`-1`). */
+  httpConnections(delta: 1 | -1): void;
+  /** A connection closed to make room (`evicted`) or refused because all were busy. */
+  httpConnectionDropped(reason: 'evicted' | 'turned_away'): void;
+}
+
 /** Options for {@link HttpIntake.start}. */
 export interface HttpIntakeOptions {
   host: string;
@@ -57,6 +67,8 @@ export interface HttpIntakeOptions {
   isReady: () => boolean;
   /** Prometheus text for `/metrics`. */
   renderMetrics: () => string;
+  /** Where refusals and connections are counted. @default nowhere */
+  metrics?: HttpIntakeMetrics;
   /**
    * Seconds a client is told to wait when the queue is full.
    * @default 1
@@ -132,6 +144,7 @@ export class HttpIntake {
     intake.#limiter = new ConnectionLimiter(
       server,
       options.maxConnections ?? HTTP_INTAKE_DEFAULTS.maxConnections,
+      options.metrics,
     );
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       intake.#handle(request, response);
@@ -204,7 +217,7 @@ export class HttpIntake {
       send(response, ready ? 200 : 503, 'text/plain', ready ? 'ready\n' : 'not ready\n');
     } else if (request.method === 'GET' && path === '/metrics') {
       if (this.#options.protectMetrics === true && this.#clientOf(request) === undefined) {
-        refuse(response, this.#unauthorized());
+        this.#refuse(response, this.#unauthorized());
       } else {
         send(response, 200, 'text/plain; version=0.0.4', this.#options.renderMetrics());
       }
@@ -289,7 +302,7 @@ export class HttpIntake {
     request.on('end', () => {
       cancelTimer();
       if (refusal !== undefined) {
-        refuse(response, refusal);
+        this.#refuse(response, refusal);
         return;
       }
       const body = Buffer.concat(chunks, size);
@@ -315,13 +328,13 @@ export class HttpIntake {
         events = await gunzipAsync(body, { maxOutputLength: this.#maxBodyBytes });
       } catch (error) {
         const status = error instanceof RangeError ? 413 : 400;
-        refuse(response, { status, message: `gzip: ${(error as Error).message}` });
+        this.#refuse(response, { status, message: `gzip: ${(error as Error).message}` });
         return;
       }
       hold(events.length);
     }
     if (!this.#ingesting) {
-      refuse(response, this.#shuttingDown());
+      this.#refuse(response, this.#shuttingDown());
       return;
     }
     const replay = this.#replaying.then(() => this.#options.ingest(events, client));
@@ -346,7 +359,7 @@ export class HttpIntake {
       release();
       response.setHeader('Connection', 'close');
       const seconds = this.#bodyTimeoutMs / 1000;
-      send(response, 408, 'application/json', json({ error: `body not sent within ${seconds}s` }));
+      this.#refuse(response, { status: 408, message: `body not sent within ${seconds}s` });
       response.once('finish', () => request.socket.destroy());
       // A sender too slow to take even the answer is cut off anyway.
       setTimeout(() => request.socket.destroy(), 1000).unref();
@@ -371,15 +384,21 @@ export class HttpIntake {
     request.on('error', cancelTimer);
     request.on('end', () => {
       cancelTimer();
-      refuse(response, refusal);
+      this.#refuse(response, refusal);
     });
   }
 
   #giveUpReading(request: IncomingMessage, response: ServerResponse, refusal: Refusal): void {
     if (response.headersSent) return;
     response.setHeader('Connection', 'close');
-    refuse(response, refusal);
+    this.#refuse(response, refusal);
     request.pause();
+  }
+
+  #refuse(response: ServerResponse, refusal: Refusal): void {
+    if (response.headersSent) return;
+    this.#options.metrics?.httpRefused(refusal.status);
+    refuse(response, refusal);
   }
 
   #busy(message: string): Refusal {

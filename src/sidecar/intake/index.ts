@@ -18,6 +18,7 @@ export { HttpIntake, HTTP_INTAKE_DEFAULTS } from './http-intake.js';
 export { ClientTokens, DEFAULT_CLIENT, parseClientToken, parseTokenFile } from './client-tokens.js';
 export type { ClientToken } from './client-tokens.js';
 export { ConnectionLimiter } from './connection-limiter.js';
-export type { HttpIntakeOptions } from './http-intake.js';
+export type { HttpIntakeMetrics, HttpIntakeOptions } from './http-intake.js';
+export type { ConnectionObserver } from './connection-limiter.js';
 export { isLoopbackHost, parseListenAddress } from './listen-address.js';
 export type { ListenAddress } from './listen-address.js';

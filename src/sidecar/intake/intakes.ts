@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { ConfigurationError } from '../../errors/index.js';
 import type { EventPipeline } from '../pipeline/index.js';
 import { FollowedFile } from './followed-file.js';
-import { HttpIntake, type HttpIntakeOptions } from './http-intake.js';
+import { HttpIntake, type HttpIntakeMetrics, type HttpIntakeOptions } from './http-intake.js';
 import { ClientTokens, type ClientToken } from './client-tokens.js';
 import { isLoopbackHost, type ListenAddress } from './listen-address.js';
 import { StdinSource } from './stdin-source.js';
@@ -37,6 +37,8 @@ export interface IntakesOptions {
   /** Events the tracer holds for a missing invoke (the checkpoint waits for them). */
   heldEvents: () => number;
   renderMetrics: () => string;
+  /** Where the HTTP intake counts refusals and connections. */
+  metrics?: HttpIntakeMetrics;
   /** Standard input ended and it was the only source. */
   onOnlyInputEnded: () => void;
   log: (line: string) => void;
@@ -110,6 +112,7 @@ export class Intakes {
             isFull: options.isFull,
             isReady: options.isReady,
             renderMetrics: options.renderMetrics,
+            ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
           }),
         );
       }

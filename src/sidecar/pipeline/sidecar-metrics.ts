@@ -31,6 +31,10 @@ export class SidecarMetrics {
   #gauges: SidecarGauges | undefined;
   /** Ids used again, by `kind` (`event_id`, `call_id`) and client (or source). */
   readonly #reused = new Map<string, number>();
+  /** HTTP answers other than 200, by status. */
+  readonly #httpRefused = new Map<number, number>();
+  #httpConnections = 0;
+  readonly #httpDropped = { evicted: 0, turned_away: 0 };
 
   /** Connects the gauges read at scrape time. */
   setGauges(gauges: SidecarGauges): void {
@@ -46,6 +50,21 @@ export class SidecarMetrics {
   reused(kind: 'event_id' | 'call_id', client: string): void {
     const key = `${kind}\u0000${client}`;
     this.#reused.set(key, (this.#reused.get(key) ?? 0) + 1);
+  }
+
+  /** Counts an HTTP request answered with `status` instead of taking its events. */
+  httpRefused(status: number): void {
+    this.#httpRefused.set(status, (this.#httpRefused.get(status) ?? 0) + 1);
+  }
+
+  /** Tracks open HTTP connections. */
+  httpConnections(delta: 1 | -1): void {
+    this.#httpConnections += delta;
+  }
+
+  /** Counts a connection closed to make room, or turned away because every one was busy. */
+  httpConnectionDropped(reason: 'evicted' | 'turned_away'): void {
+    this.#httpDropped[reason] += 1;
   }
 
   /** Counts one line rejected for `reason`. */
@@ -180,6 +199,20 @@ export class SidecarMetrics {
       lines.push(
         `tooltrace_ids_reused_total{kind="${label(kind)}",client="${label(client)}"} ${count}`,
       );
+    }
+    family('tooltrace_http_refused_total', 'counter', 'HTTP requests refused, by status.');
+    for (const [status, count] of [...this.#httpRefused].sort(([left], [right]) => left - right)) {
+      lines.push(`tooltrace_http_refused_total{status="${status}"} ${count}`);
+    }
+    family('tooltrace_http_connections', 'gauge', 'HTTP connections open.');
+    lines.push(`tooltrace_http_connections ${this.#httpConnections}`);
+    family(
+      'tooltrace_http_connections_dropped_total',
+      'counter',
+      'HTTP connections closed to make room (evicted) or refused with all busy (turned_away).',
+    );
+    for (const [reason, count] of Object.entries(this.#httpDropped)) {
+      lines.push(`tooltrace_http_connections_dropped_total{reason="${reason}"} ${count}`);
     }
     family('tooltrace_spans_exported_total', 'counter', 'Spans the OTLP endpoint accepted.');
     lines.push(`tooltrace_spans_exported_total ${this.#spansExported}`);

@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { journalLines, journalText } from '../journal-lines.js';
+import { parsePrometheusText } from '../prometheus-text.js';
 import { distinctCallIds } from '../received-spans.js';
 import { startSidecar, useReceiver } from '../sidecar-process.js';
 
@@ -73,6 +74,12 @@ describe('tooltrace sidecar --listen limits', () => {
     expect(slow.received()).toMatch(/^HTTP\/1\.1 408 /);
     const stillOpen = idle.filter((connection) => !connection.socket.destroyed).length;
     expect(stillOpen).toBeLessThanOrEqual(64);
+    const metrics = parsePrometheusText(await (await fetch(`${url}/metrics`)).text());
+    expect(metrics.value('tooltrace_http_refused_total', { status: '408' })).toBe(1);
+    expect(
+      metrics.value('tooltrace_http_connections_dropped_total', { reason: 'evicted' }),
+    ).toBeGreaterThanOrEqual(200 - 64);
+    expect(metrics.value('tooltrace_http_connections')).toBeLessThanOrEqual(64);
     for (const connection of idle) connection.socket.destroy();
   });
 
@@ -132,6 +139,8 @@ describe('tooltrace sidecar --listen limits', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1');
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
+    const metrics = parsePrometheusText(await (await fetch(`${url}/metrics`)).text());
+    expect(metrics.value('tooltrace_http_refused_total', { status: '429' })).toBe(1);
 
     testbed.receiver.setAvailable(true);
     const deadline = Date.now() + 20_000;
