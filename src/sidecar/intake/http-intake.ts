@@ -3,87 +3,20 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { IntakeOutcome } from '../pipeline/index.js';
-import type { ClientTokens } from './client-tokens.js';
+import {
+  busy,
+  json,
+  refuse,
+  send,
+  shuttingDown,
+  tooLarge,
+  unauthorized,
+  type Refusal,
+} from './http-answer.js';
 import { ConnectionLimiter } from './connection-limiter.js';
+import { HTTP_INTAKE_DEFAULTS, type HttpIntakeOptions } from './http-intake-options.js';
 
 const gunzipAsync = promisify(gunzip);
-
-/** What the HTTP intake counts, for `/metrics` ({@link SidecarMetrics} implements it). */
-export interface HttpIntakeMetrics {
-  /** A request answered with `status` (401, 404, 405, 408, 413, 415, 429, 503, …). */
-  httpRefused(status: number): void;
-  /** A connection opened (`1`) or closed (`-1`). */
-  httpConnections(delta: 1 | -1): void;
-  /** A connection closed to make room (`evicted`) or refused because all were busy. */
-  httpConnectionDropped(reason: 'evicted' | 'turned_away'): void;
-}
-
-/** Options for {@link HttpIntake.start}. */
-export interface HttpIntakeOptions {
-  host: string;
-  /** `0` picks a free port. */
-  port: number;
-  /**
-   * The bearer tokens `POST /v1/events` accepts, each naming a client; when none is required,
-   * anyone may send (loopback only) and events belong to no client.
-   */
-  tokens: ClientTokens;
-  /**
-   * Whether `/metrics` needs a token too (listening beyond loopback); `/healthz` and `/readyz`
-   * never do.
-   * @default false
-   */
-  protectMetrics?: boolean;
-  /**
-   * Largest request body, compressed or not, in bytes; larger ones get 413.
-   * @default 16777216 (16 MiB)
-   */
-  maxBodyBytes?: number;
-  /**
-   * Open connections at most. At the limit the oldest idle one is closed to make room; only
-   * when all are busy is a new one turned away.
-   * @default 256
-   */
-  maxConnections?: number;
-  /**
-   * Time a connection has to send a request's headers (from connecting, or from its last
-   * answer); slower ones are cut off.
-   * @default 10000
-   */
-  headersTimeoutMs?: number;
-  /** Time a request has to send its whole body once its headers arrived; then 408 and cut off. @default 30000 */
-  bodyTimeoutMs?: number;
-  /**
-   * Body bytes held at once across all requests (being received, inflated or replayed); a
-   * request that would go beyond gets 429 once its body was read.
-   * @default 67108864 (64 MiB)
-   */
-  maxInflightBytes?: number;
-  /** Decodes and replays an NDJSON body sent by `client` (`''` without tokens). */
-  ingest: (body: Buffer, client: string) => Promise<IntakeOutcome>;
-  /** While true, `POST /v1/events` answers 429 with `Retry-After` and `/readyz` 503. */
-  isFull: () => boolean;
-  /** Whether the sidecar is ready to take events (for `/readyz`). */
-  isReady: () => boolean;
-  /** Prometheus text for `/metrics`. */
-  renderMetrics: () => string;
-  /** Where refusals and connections are counted. @default nowhere */
-  metrics?: HttpIntakeMetrics;
-  /**
-   * Seconds a client is told to wait when the queue is full.
-   * @default 1
-   */
-  retryAfterSeconds?: number;
-}
-
-/** The defaults of {@link HttpIntakeOptions}' limits. */
-export const HTTP_INTAKE_DEFAULTS = {
-  maxBodyBytes: 16 * 1024 * 1024,
-  maxConnections: 256,
-  headersTimeoutMs: 10_000,
-  bodyTimeoutMs: 30_000,
-  maxInflightBytes: 64 * 1024 * 1024,
-} as const;
 
 const NDJSON_TYPES = new Set([
   'application/x-ndjson',
@@ -91,13 +24,6 @@ const NDJSON_TYPES = new Set([
   'application/jsonl',
   'application/json',
 ]);
-
-/** An answer other than 200, given once the request body was read. */
-interface Refusal {
-  status: number;
-  message: string;
-  headers?: Record<string, string>;
-}
 
 /**
  * The sidecar's HTTP side: `POST /v1/events` takes NDJSON envelopes (optionally gzip), and
@@ -114,6 +40,7 @@ export class HttpIntake {
   readonly #maxBodyBytes: number;
   readonly #maxInflightBytes: number;
   readonly #bodyTimeoutMs: number;
+  readonly #retryAfterSeconds: number;
   #limiter!: ConnectionLimiter;
   #inflightBytes = 0;
   /** The body being replayed; the next one waits for it (bodies keep their order). */
@@ -127,6 +54,7 @@ export class HttpIntake {
     this.#maxBodyBytes = options.maxBodyBytes ?? HTTP_INTAKE_DEFAULTS.maxBodyBytes;
     this.#maxInflightBytes = options.maxInflightBytes ?? HTTP_INTAKE_DEFAULTS.maxInflightBytes;
     this.#bodyTimeoutMs = options.bodyTimeoutMs ?? HTTP_INTAKE_DEFAULTS.bodyTimeoutMs;
+    this.#retryAfterSeconds = options.retryAfterSeconds ?? 1;
   }
 
   /** Starts listening; rejects when the address cannot be bound. */
@@ -217,7 +145,7 @@ export class HttpIntake {
       send(response, ready ? 200 : 503, 'text/plain', ready ? 'ready\n' : 'not ready\n');
     } else if (request.method === 'GET' && path === '/metrics') {
       if (this.#options.protectMetrics === true && this.#clientOf(request) === undefined) {
-        this.#refuse(response, this.#unauthorized());
+        this.#refuse(response, unauthorized());
       } else {
         send(response, 200, 'text/plain; version=0.0.4', this.#options.renderMetrics());
       }
@@ -239,7 +167,7 @@ export class HttpIntake {
 
   /** What is wrong with a `POST /v1/events` before its body is read, if anything. */
   #check(request: IncomingMessage): Refusal | undefined {
-    if (this.#clientOf(request) === undefined) return this.#unauthorized();
+    if (this.#clientOf(request) === undefined) return unauthorized();
     const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (!NDJSON_TYPES.has(contentType)) {
       return {
@@ -251,11 +179,12 @@ export class HttpIntake {
     if (encoding !== 'identity' && encoding !== 'gzip') {
       return { status: 415, message: `content encoding '${encoding}' is not accepted: use gzip` };
     }
-    if (this.#options.isFull()) return this.#busy('the export queue is full; retry later');
+    if (this.#options.isFull())
+      return busy('the export queue is full; retry later', this.#retryAfterSeconds);
     const declared = Number(request.headers['content-length'] ?? 0);
-    if (declared > this.#maxBodyBytes) return this.#tooLarge();
+    if (declared > this.#maxBodyBytes) return tooLarge(this.#maxBodyBytes);
     if (declared > 0 && this.#inflightBytes + declared > this.#maxInflightBytes) {
-      return this.#busy('too many bytes are being received; retry later');
+      return busy('too many bytes are being received; retry later', this.#retryAfterSeconds);
     }
     return undefined;
   }
@@ -286,9 +215,9 @@ export class HttpIntake {
       if (refusal !== undefined) {
         if (size > 2 * this.#maxBodyBytes) this.#giveUpReading(request, response, refusal);
       } else if (size > this.#maxBodyBytes) {
-        drop(this.#tooLarge());
+        drop(tooLarge(this.#maxBodyBytes));
       } else if (this.#inflightBytes + chunk.length > this.#maxInflightBytes) {
-        drop(this.#busy('too many bytes are being received; retry later'));
+        drop(busy('too many bytes are being received; retry later', this.#retryAfterSeconds));
       } else {
         this.#inflightBytes += chunk.length;
         held += chunk.length;
@@ -334,7 +263,7 @@ export class HttpIntake {
       hold(events.length);
     }
     if (!this.#ingesting) {
-      this.#refuse(response, this.#shuttingDown());
+      this.#refuse(response, shuttingDown(this.#retryAfterSeconds));
       return;
     }
     const replay = this.#replaying.then(() => this.#options.ingest(events, client));
@@ -401,26 +330,6 @@ export class HttpIntake {
     refuse(response, refusal);
   }
 
-  #busy(message: string): Refusal {
-    return {
-      status: 429,
-      message,
-      headers: { 'Retry-After': String(this.#options.retryAfterSeconds ?? 1) },
-    };
-  }
-
-  #tooLarge(): Refusal {
-    return { status: 413, message: `body exceeds ${this.#maxBodyBytes} bytes` };
-  }
-
-  #shuttingDown(): Refusal {
-    return {
-      status: 503,
-      message: 'the sidecar is shutting down',
-      headers: { 'Retry-After': String(this.#options.retryAfterSeconds ?? 1) },
-    };
-  }
-
   /** The client a request's bearer token names; `''` when no token is required; `undefined` when refused. */
   #clientOf(request: IncomingMessage): string | undefined {
     const tokens = this.#options.tokens;
@@ -428,34 +337,8 @@ export class HttpIntake {
     const match = /^Bearer\s+(.+)$/i.exec((request.headers.authorization ?? '').trim());
     return match === null ? undefined : tokens.clientOf(match[1]!);
   }
-
-  #unauthorized(): Refusal {
-    return {
-      status: 401,
-      message: 'missing or wrong bearer token',
-      headers: { 'WWW-Authenticate': 'Bearer' },
-    };
-  }
 }
 
 function contentEncoding(request: IncomingMessage): string {
   return (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-}
-
-function json(value: unknown): string {
-  return `${JSON.stringify(value)}\n`;
-}
-
-function send(response: ServerResponse, status: number, type: string, body: string): void {
-  if (response.headersSent) return;
-  response.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
-  response.end(body);
-}
-
-function refuse(response: ServerResponse, refusal: Refusal): void {
-  if (response.headersSent) return;
-  for (const [name, value] of Object.entries(refusal.headers ?? {})) {
-    response.setHeader(name, value);
-  }
-  send(response, refusal.status, 'application/json', json({ error: refusal.message }));
 }
