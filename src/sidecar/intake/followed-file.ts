@@ -44,6 +44,7 @@ export class FollowedFile {
   #inode = -1;
   #timer: NodeJS.Timeout | undefined;
   #saving: Promise<void> = Promise.resolve();
+  #writeFailing = false;
 
   private constructor(
     options: FollowedFileOptions,
@@ -144,10 +145,20 @@ export class FollowedFile {
     // One write at a time, in order: a slow disk must not let an older offset land last.
     this.#saving = this.#saving
       .then(() => file.write(checkpoint))
-      .catch((error: unknown) =>
-        this.#options.log(
-          `tooltrace sidecar: cannot write checkpoint ${file.path}: ${String(error)}`,
-        ),
+      .then(
+        () => {
+          if (!this.#writeFailing) return;
+          this.#writeFailing = false;
+          this.#options.log(`tooltrace sidecar: checkpoint ${file.path} is written again`);
+        },
+        (error: unknown) => {
+          // Once until it works again: a full disk must not also fill the log.
+          if (this.#writeFailing) return;
+          this.#writeFailing = true;
+          this.#options.log(
+            `tooltrace sidecar: cannot write checkpoint ${file.path}: ${String(error)}; retrying every period, reported once`,
+          );
+        },
       );
     return this.#saving;
   }

@@ -1,4 +1,6 @@
 import {
+  appendFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -141,6 +143,59 @@ describe('runSidecar() start-up checks', () => {
     expect(distinctCallIds(receiver.spans).size).toBe(20);
     const saved = JSON.parse(readFileSync(checkpoint, 'utf8')) as { offset: number };
     expect(saved.offset).toBe(statSync(journal).size);
+  });
+});
+
+describe('runSidecar() checkpoint writes at run time', () => {
+  let directory: string;
+  let receiver: OtlpReceiver;
+
+  beforeEach(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'tooltrace-ckpt-runtime-'));
+    receiver = await startOtlpReceiver();
+  });
+  afterEach(async () => {
+    await receiver.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('reports a checkpoint it cannot write once, and again when it can', async () => {
+    const journal = join(directory, 'agent.jsonl');
+    const checkpointDirectory = join(directory, 'state');
+    mkdirSync(checkpointDirectory);
+    const checkpoint = join(checkpointDirectory, 'agent.ckpt');
+    writeFileSync(journal, journalText({ calls: 5 }));
+    const logs: string[] = [];
+    const sidecar = await runSidecar({
+      files: [journal],
+      checkpoint,
+      checkpointIntervalMs: 20,
+      otlpEndpoint: receiver.url,
+      statusIntervalMs: 0,
+      env: {},
+      log: (line) => logs.push(line),
+    });
+    const until = async (ready: () => boolean): Promise<void> => {
+      const deadline = Date.now() + 20_000;
+      while (!ready() && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    try {
+      await until(() => existsSync(checkpoint));
+      rmSync(checkpointDirectory, { recursive: true });
+      appendFileSync(journal, journalText({ calls: 5, firstCall: 5 }));
+      await until(() => logs.some((line) => line.includes('cannot write checkpoint')));
+      // Many periods later, still one report.
+      const failedAt = Date.now();
+      await until(() => Date.now() - failedAt > 300);
+      expect(logs.filter((line) => line.includes('cannot write checkpoint'))).toHaveLength(1);
+      mkdirSync(checkpointDirectory);
+      await until(() => logs.some((line) => line.includes('is written again')));
+      expect(logs.filter((line) => line.includes('is written again'))).toHaveLength(1);
+    } finally {
+      await sidecar.stop();
+    }
   });
 });
 
