@@ -8,6 +8,7 @@ import { startOtlpReceiver, type OtlpReceiver } from '../../../src/testing/index
 import { eventIdFor } from '../journal-lines.js';
 import { parsePrometheusText } from '../prometheus-text.js';
 import { finalSpans } from '../received-spans.js';
+import { startSidecar, useReceiver } from '../sidecar-process.js';
 
 const BASE_MS = Date.UTC(2026, 4, 1, 12, 0, 0);
 
@@ -227,5 +228,32 @@ describe('HttpIntake', () => {
         await intake.close(0);
       }
     });
+  });
+});
+
+describe('tooltrace sidecar --token-file (the process)', () => {
+  const testbed = useReceiver({ directory: 'tooltrace-token-file-' });
+
+  it('reads the token file again on SIGHUP and keeps running', async () => {
+    const tokenFile = join(testbed.directory, 'tokens');
+    writeFileSync(tokenFile, 'alice=secret-a\n');
+    const sidecar = startSidecar(
+      ['--listen', '127.0.0.1:0', '--token-file', tokenFile, '--status-interval', '0'],
+      { env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url } },
+    );
+    const url = await sidecar.listenUrl();
+    const send = (secret: string) =>
+      fetch(`${url}/v1/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson', authorization: `Bearer ${secret}` },
+        body: `${invoke('tc_1', eventIdFor('hup'), 0)}\n`,
+      });
+    expect((await send('secret-b')).status).toBe(401);
+
+    writeFileSync(tokenFile, 'alice=secret-a\nbob=secret-b\n');
+    sidecar.child.kill('SIGHUP');
+    await sidecar.waitForStderr(/tokens reloaded; 2 accepted/);
+    expect((await send('secret-b')).status).toBe(200);
+    expect(sidecar.child.exitCode).toBeNull();
   });
 });
