@@ -146,6 +146,12 @@ describe('tooltrace sidecar --token NAME=SECRET (client isolation)', () => {
     expect(spans.every((span) => typeof span.attributes['tooltrace.client'] === 'string')).toBe(
       true,
     );
+    // The scoped session ids the tracer keyed calls by never show: not in attributes, not in events.
+    const shown = JSON.stringify(receiver.spans, (_key, value: unknown) =>
+      typeof value === 'bigint' ? value.toString() : value,
+    );
+    expect(shown).not.toContain('\\u0001');
+    expect(shown).toContain('"gen_ai.conversation.id":"s1"');
   });
 
   it('counts a client’s reused event ids and call ids in /metrics, and says so once', async () => {
