@@ -7,6 +7,8 @@ export interface HttpIntakeMetrics {
   httpRefused(status: number): void;
   /** A connection opened (`1`) or closed (`-1`). */
   httpConnections(delta: 1 | -1): void;
+  /** Request body bytes taken (positive) or given back (negative). */
+  httpInflightBytes(delta: number): void;
   /** A connection closed to make room (`evicted`) or refused because all were busy. */
   httpConnectionDropped(reason: 'evicted' | 'turned_away'): void;
 }

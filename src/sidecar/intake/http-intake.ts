@@ -201,7 +201,7 @@ export class HttpIntake {
     let held = 0;
     let refusal: Refusal | undefined;
     const release = (): void => {
-      this.#inflightBytes -= held;
+      this.#hold(-held);
       held = 0;
     };
     const drop = (why: Refusal): void => {
@@ -219,7 +219,7 @@ export class HttpIntake {
       } else if (this.#inflightBytes + chunk.length > this.#maxInflightBytes) {
         drop(busy('too many bytes are being received; retry later', this.#retryAfterSeconds));
       } else {
-        this.#inflightBytes += chunk.length;
+        this.#hold(chunk.length);
         held += chunk.length;
         chunks.push(chunk);
       }
@@ -237,7 +237,7 @@ export class HttpIntake {
       const body = Buffer.concat(chunks, size);
       chunks.length = 0;
       void this.#accept(request, response, body, client, (bytes) => {
-        this.#inflightBytes += bytes;
+        this.#hold(bytes);
         held += bytes;
       }).finally(release);
     });
@@ -322,6 +322,13 @@ export class HttpIntake {
     response.setHeader('Connection', 'close');
     this.#refuse(response, refusal);
     request.pause();
+  }
+
+  /** Counts body bytes taken (positive) or given back (negative). */
+  #hold(bytes: number): void {
+    if (bytes === 0) return;
+    this.#inflightBytes += bytes;
+    this.#options.metrics?.httpInflightBytes(bytes);
   }
 
   #refuse(response: ServerResponse, refusal: Refusal): void {

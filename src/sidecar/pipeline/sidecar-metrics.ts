@@ -34,6 +34,7 @@ export class SidecarMetrics {
   /** HTTP answers other than 200, by status. */
   readonly #httpRefused = new Map<number, number>();
   #httpConnections = 0;
+  #httpInflightBytes = 0;
   readonly #httpDropped = { evicted: 0, turned_away: 0 };
 
   /** Connects the gauges read at scrape time. */
@@ -60,6 +61,11 @@ export class SidecarMetrics {
   /** Tracks open HTTP connections. */
   httpConnections(delta: 1 | -1): void {
     this.#httpConnections += delta;
+  }
+
+  /** Tracks request body bytes held (being received, inflated or replayed). */
+  httpInflightBytes(delta: number): void {
+    this.#httpInflightBytes += delta;
   }
 
   /** Counts a connection closed to make room, or turned away because every one was busy. */
@@ -206,6 +212,8 @@ export class SidecarMetrics {
     }
     family('tooltrace_http_connections', 'gauge', 'HTTP connections open.');
     lines.push(`tooltrace_http_connections ${this.#httpConnections}`);
+    family('tooltrace_http_inflight_bytes', 'gauge', 'Request body bytes held right now.');
+    lines.push(`tooltrace_http_inflight_bytes ${this.#httpInflightBytes}`);
     family(
       'tooltrace_http_connections_dropped_total',
       'counter',

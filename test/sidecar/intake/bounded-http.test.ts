@@ -151,6 +151,33 @@ describe('tooltrace sidecar --listen limits', () => {
     expect(distinctCallIds(testbed.receiver.spans).size).toBe(5);
   });
 
+  it('gives back the bytes of a body whose sender went away', async () => {
+    const sidecar = listen([]);
+    const url = await sidecar.listenUrl();
+    const held = async (): Promise<number> =>
+      parsePrometheusText(await (await fetch(`${url}/metrics`)).text()).value(
+        'tooltrace_http_inflight_bytes',
+      );
+    const until = async (ready: (bytes: number) => boolean): Promise<number> => {
+      const deadline = Date.now() + 20_000;
+      let bytes = await held();
+      while (!ready(bytes) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        bytes = await held();
+      }
+      return bytes;
+    };
+    const quitter = await openRaw(url);
+    quitter.socket.write(
+      'POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n' +
+        'Transfer-Encoding: chunked\r\n\r\n' +
+        `${(40_000).toString(16)}\r\n${'x'.repeat(40_000)}\r\n`,
+    );
+    expect(await until((bytes) => bytes === 40_000)).toBe(40_000);
+    quitter.socket.destroy();
+    expect(await until((bytes) => bytes === 0)).toBe(0);
+  });
+
   it('answers 429 when the body would take more than --max-inflight-bytes', async () => {
     const sidecar = listen(['--max-inflight-bytes', '65536']);
     const url = await sidecar.listenUrl();
