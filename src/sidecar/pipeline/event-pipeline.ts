@@ -247,8 +247,9 @@ export class EventPipeline {
   ): true | string {
     const init = result.event;
     this.#assignSession(init, sourceName, client);
-    if (client !== '') scopeEventIds(init, client, result.hasEventId);
+    // Counted before the ids are scoped, so a report names the id the client sent.
     this.#countReuse(init, result.hasEventId, client === '' ? sourceName : client);
+    if (client !== '') scopeEventIds(init, client, result.hasEventId);
     if (!result.hasEventId) {
       init.id = newEventId();
       this.#rememberSynthetic(init.id);
@@ -308,7 +309,9 @@ export class EventPipeline {
    * so both are counted (`tooltrace_ids_reused_total`) and reported once per client.
    */
   #countReuse(init: EventInit, hasEventId: boolean, client: string): void {
-    if (hasEventId && this.#eventIds.seenBefore(init.id!)) this.#reused('event_id', client, init);
+    if (hasEventId && this.#eventIds.seenBefore(`${client}\u0000${init.id!}`)) {
+      this.#reused('event_id', client, init);
+    }
     if (init.type !== TOOL_INVOKE) return;
     const payload = init.payload as { id?: unknown } | null | undefined;
     const callId = payload?.id;

@@ -184,6 +184,9 @@ describe('tooltrace sidecar --token NAME=SECRET (client isolation)', () => {
     const reports = logs.filter((text) => text.includes('alice reused tool call id tc_1'));
     expect(reports).toHaveLength(1);
     expect(reports[0]).toContain('of tool search in session s1');
+    expect(logs.filter((text) => text.includes('alice reused event id'))).toEqual([
+      expect.stringContaining(`alice reused event id ${first} (tool.invoke)`),
+    ]);
   });
 
   it('reads --token-file again on reload: new tokens in, removed ones out, a bad file ignored', async () => {
