@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -38,6 +41,29 @@ describe('tooltrace sidecar (command)', () => {
 
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--checkpoint needs exactly one --file/);
+  });
+
+  it('exits 2 for --checkpoint-reset without --checkpoint, and for too short timeouts', async () => {
+    const reset = await cli(['sidecar', '--stdin', '--checkpoint-reset']);
+    expect(reset.code).toBe(2);
+    expect(reset.stderr).toMatch(/--checkpoint-reset needs --checkpoint/);
+    const hurried = await cli(['sidecar', '--listen', '127.0.0.1:0', '--body-timeout', '5ms']);
+    expect(hurried.code).toBe(2);
+    expect(hurried.stderr).toMatch(/--body-timeout must be at least 100ms, got 5ms/);
+  });
+
+  it('exits 2 naming the line of a token file without a name, and keeps its secret out', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'tooltrace-token-file-'));
+    try {
+      const tokenFile = join(directory, 'tokens');
+      writeFileSync(tokenFile, 'alice=secret-a\nhunter2\n');
+      const result = await cli(['sidecar', '--listen', '127.0.0.1:0', '--token-file', tokenFile]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`--token-file ${tokenFile} line 2: expected NAME=SECRET`);
+      expect(result.stderr).not.toContain('hunter2');
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it('exits 2 for a listen address it cannot parse or bind', async () => {
