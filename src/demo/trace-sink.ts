@@ -81,7 +81,7 @@ export async function startTraceSink(options: TraceSinkOptions): Promise<TraceSi
   let externalExporter: CountingExporter | undefined;
   let externalProcessor: SpanProcessor | undefined;
   if (externalConfig !== undefined) {
-    externalExporter = new CountingExporter(createTraceExporter(externalConfig));
+    externalExporter = new CountingExporter(await createTraceExporter(externalConfig));
     externalProcessor = new BatchSpanProcessor(externalExporter);
     processors.push(externalProcessor);
   }

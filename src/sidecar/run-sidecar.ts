@@ -55,7 +55,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
   const metrics = new SidecarMetrics();
   const bus = new EventBus({ ringSize: 0 });
   const pipeline = new EventPipeline({ bus, metrics, maxLineBytes: settings.maxLineBytes, log });
-  const processor = startSpanExport({
+  const processor = await startSpanExport({
     config: settings.exportConfig,
     maxQueueSpans: settings.maxQueueSpans,
     metrics,

@@ -4,7 +4,12 @@
  * decoders it uses, and a bus subscriber that records every event.
  */
 export { startOtlpReceiver } from './otlp-receiver.js';
-export type { OtlpReceiver, OtlpReceiverOptions, ReceivedRequest } from './otlp-receiver.js';
+export type {
+  OtlpReceiver,
+  OtlpReceiverOptions,
+  ReceivedRequest,
+  ScriptedAnswer,
+} from './otlp-receiver.js';
 export { ReceiverWaitError } from './receiver-wait-error.js';
 export { decodeTraceRequest } from './decode-trace-request.js';
 export { decodeLogsRequest } from './decode-logs-request.js';

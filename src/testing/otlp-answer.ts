@@ -3,12 +3,15 @@ import { contentTypeOf, type OtlpEncoding } from './otlp-encoding.js';
 
 /** gRPC status codes carried in the `google.rpc.Status` body of a failure answer. */
 export const RPC_CODE = {
+  unknown: 2,
   invalidArgument: 3,
   notFound: 5,
+  permissionDenied: 7,
   resourceExhausted: 8,
   unimplemented: 12,
   internal: 13,
   unavailable: 14,
+  unauthenticated: 16,
 } as const;
 
 /** What an OTLP/HTTP server answers one request with, before it is written. */
@@ -20,6 +23,8 @@ export interface OtlpAnswer {
   failure?: { code: number; message: string };
   /** Extra headers, e.g. `Retry-After` or `Allow`. */
   headers?: Record<string, string>;
+  /** For a success: the `partial_success` to report (spans accepted but rejected). */
+  partialSuccess?: { rejectedSpans: number; errorMessage: string };
 }
 
 /**
@@ -29,7 +34,20 @@ export interface OtlpAnswer {
  */
 export function writeOtlpAnswer(response: ServerResponse, answer: OtlpAnswer): void {
   let body: Uint8Array;
-  if (answer.failure === undefined) {
+  const partial = answer.partialSuccess;
+  if (answer.failure === undefined && partial !== undefined) {
+    body =
+      answer.encoding === 'json'
+        ? Buffer.from(
+            JSON.stringify({
+              partialSuccess: {
+                rejectedSpans: String(partial.rejectedSpans),
+                errorMessage: partial.errorMessage,
+              },
+            }),
+          )
+        : encodePartialSuccess(partial.rejectedSpans, partial.errorMessage);
+  } else if (answer.failure === undefined) {
     body = answer.encoding === 'json' ? Buffer.from('{}') : new Uint8Array(0);
   } else if (answer.encoding === 'json') {
     body = Buffer.from(JSON.stringify(answer.failure));
@@ -49,22 +67,30 @@ export function writeOtlpAnswer(response: ServerResponse, answer: OtlpAnswer): v
  * Two fields do not justify a protobuf library; the receiver's one protobuf codec is its reader.
  */
 function encodeRpcStatus(code: number, message: string): Uint8Array {
+  return encodeCodeAndText(code, message);
+}
+
+/** An `ExportTraceServiceResponse` whose field 1 is `{ rejected_spans, error_message }`. */
+function encodePartialSuccess(rejectedSpans: number, errorMessage: string): Uint8Array {
+  const inner = encodeCodeAndText(rejectedSpans, errorMessage);
+  return Buffer.concat([Buffer.from([0x0a, ...varintBytes(inner.length)]), inner]);
+}
+
+function varintBytes(value: number): number[] {
+  const bytes: number[] = [];
+  while (value > 0x7f) {
+    bytes.push((value & 0x7f) | 0x80);
+    value >>>= 7;
+  }
+  bytes.push(value);
+  return bytes;
+}
+
+/** Field 1 a varint, field 2 UTF-8 text: the shape of both messages above. */
+function encodeCodeAndText(code: number, message: string): Uint8Array {
   const text = Buffer.from(message, 'utf8');
   const bytes: number[] = [];
-  const varint = (value: number): void => {
-    while (value > 0x7f) {
-      bytes.push((value & 0x7f) | 0x80);
-      value >>>= 7;
-    }
-    bytes.push(value);
-  };
-  if (code !== 0) {
-    bytes.push(0x08);
-    varint(code);
-  }
-  if (text.length > 0) {
-    bytes.push(0x12);
-    varint(text.length);
-  }
+  if (code !== 0) bytes.push(0x08, ...varintBytes(code));
+  if (text.length > 0) bytes.push(0x12, ...varintBytes(text.length));
   return Buffer.concat([Buffer.from(bytes), text]);
 }

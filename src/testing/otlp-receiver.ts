@@ -26,6 +26,20 @@ const DECOMPRESSION_FAILURES = {
   malformed: [400, RPC_CODE.invalidArgument],
 } as const;
 
+/** The gRPC code a Collector puts in the `google.rpc.Status` of each HTTP status. */
+const RPC_CODE_OF_STATUS: Readonly<Record<number, number>> = {
+  400: RPC_CODE.invalidArgument,
+  401: RPC_CODE.unauthenticated,
+  403: RPC_CODE.permissionDenied,
+  404: RPC_CODE.notFound,
+  413: RPC_CODE.resourceExhausted,
+  429: RPC_CODE.resourceExhausted,
+  500: RPC_CODE.internal,
+  502: RPC_CODE.unavailable,
+  503: RPC_CODE.unavailable,
+  504: RPC_CODE.unavailable,
+};
+
 /** Options for {@link startOtlpReceiver}. */
 export interface OtlpReceiverOptions {
   /**
@@ -54,6 +68,24 @@ export interface OtlpReceiverOptions {
    * @default 67108864 (64 MiB)
    */
   maxBodyBytes?: number;
+}
+
+/**
+ * An answer a test scripts for a coming trace request ({@link OtlpReceiver.answerNext}): a
+ * status other than 2xx refuses the request (its spans are not kept) with a `google.rpc.Status`
+ * carrying `message`; a 2xx keeps them and may report a `partial_success`.
+ */
+export interface ScriptedAnswer {
+  /** @default 200 */
+  status?: number;
+  /** The `google.rpc.Status` message of a failure. @default a description of the status */
+  message?: string;
+  /** The `Retry-After` header, as sent: delay-seconds (`'3'`) or an HTTP date. */
+  retryAfter?: string;
+  /** For a 2xx: spans to report as rejected, and why. */
+  partialSuccess?: { rejectedSpans: number; errorMessage?: string };
+  /** Answer only after this many milliseconds, as a slow collector would. @default 0 */
+  delayMs?: number;
 }
 
 /** One HTTP request the receiver answered, whatever the outcome. */
@@ -116,6 +148,13 @@ export interface OtlpReceiver {
   setAvailable(available: boolean): void;
   /** Answers the next `count` trace requests with 503 (adds to any still pending). */
   failNext(count: number): void;
+  /**
+   * Answers the next trace requests with `answers`, one each, in order (after any `failNext`);
+   * once they are used up, requests are answered normally again. Answers add to those pending.
+   */
+  answerNext(...answers: ScriptedAnswer[]): void;
+  /** Answers every trace request with `answer` from now on; `undefined` goes back to normal. */
+  answerAlways(answer: ScriptedAnswer | undefined): void;
   /** Forgets received spans, log records and requests. Pending waits keep waiting. */
   clear(): void;
   /** Stops listening and drops open connections. Safe to call more than once. */
@@ -173,6 +212,8 @@ class HttpOtlpReceiver implements OtlpReceiver {
   readonly #waiters = new CountWaiters();
   #available = true;
   #failNext: number;
+  #scripted: ScriptedAnswer[] = [];
+  #always: ScriptedAnswer | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: ResolvedOptions) {
@@ -252,6 +293,14 @@ class HttpOtlpReceiver implements OtlpReceiver {
   failNext(count: number): void {
     checkCount(count, 'count');
     this.#failNext += count;
+  }
+
+  answerNext(...answers: ScriptedAnswer[]): void {
+    this.#scripted.push(...answers);
+  }
+
+  answerAlways(answer: ScriptedAnswer | undefined): void {
+    this.#always = answer;
   }
 
   clear(): void {
@@ -365,6 +414,23 @@ class HttpOtlpReceiver implements OtlpReceiver {
         headers: { 'Retry-After': String(this.#options.retryAfterSeconds) },
       };
     }
+    const scripted = signal === 'traces' ? (this.#scripted.shift() ?? this.#always) : undefined;
+    if (scripted?.delayMs !== undefined && scripted.delayMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
+    }
+    const status = scripted?.status ?? 200;
+    const headers =
+      scripted?.retryAfter === undefined ? undefined : { 'Retry-After': scripted.retryAfter };
+    if (status < 200 || status > 299) {
+      return {
+        ...failure(
+          status,
+          RPC_CODE_OF_STATUS[status] ?? RPC_CODE.unknown,
+          scripted?.message ?? `scripted answer ${status}`,
+        ),
+        ...(headers === undefined ? {} : { headers }),
+      };
+    }
     if (encoding === undefined) {
       return failure(
         415,
@@ -404,7 +470,20 @@ class HttpOtlpReceiver implements OtlpReceiver {
       }
       throw error;
     }
-    return { status: 200, encoding };
+    const partial = scripted?.partialSuccess;
+    return {
+      status,
+      encoding,
+      ...(headers === undefined ? {} : { headers }),
+      ...(partial === undefined
+        ? {}
+        : {
+            partialSuccess: {
+              rejectedSpans: partial.rejectedSpans,
+              errorMessage: partial.errorMessage ?? '',
+            },
+          }),
+    };
   }
 }
 

@@ -10,6 +10,8 @@ const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 const DECIMAL = /^-?\d+$/;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 
 /**
  * Field `name` as a trace id (`byteLength` 16) or span id (8) in lowercase hex, `''` when absent
@@ -62,7 +64,8 @@ export function int64Of(value: unknown, where: string): number | bigint {
   // `-0` is no integer in int64: it decodes to 0, as the bigint route below would make it.
   if (typeof value === 'number' && Number.isSafeInteger(value)) return value === 0 ? 0 : value;
   const result = bigintOf(value);
-  if (result === undefined) {
+  // A Collector refuses what does not fit int64, as protobuf's JSON mapping says to.
+  if (result === undefined || result < INT64_MIN || result > INT64_MAX) {
     throw new OtlpDecodeError(`expected a 64-bit integer, got ${describeValue(value)}`, {
       where,
     });

@@ -1,21 +1,27 @@
-import { OTLPTraceExporter as OtlpJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ConfigurationError } from '../../errors/index.js';
+import type { SpanTransport } from './export-outcome.js';
 import { parseHeaders } from './key-value-list.js';
 import { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
 
-/** OTLP transports the sidecar speaks. gRPC is not among them: use the Collector's HTTP port. */
+/** OTLP transports the sidecar speaks. */
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
+
+const PROTOCOLS: readonly string[] = ['http/protobuf', 'http/json'];
 
 /** Where and how spans are exported; flags set these, the standard variables fill the rest. */
 export interface ExportConfig {
-  /** Full traces URL, for example `http://otel-collector:4318/v1/traces`. */
+  /**
+   * Full traces URL, for example `http://otel-collector:4318/v1/traces`; for `grpc` the
+   * server's address, for example `http://otel-collector:4317`.
+   */
   tracesUrl: string;
   protocol: OtlpProtocol;
   headers: Record<string, string>;
   compression: 'gzip' | 'none';
   timeoutMs: number;
+  /** The longest `Retry-After` obeyed. @default 60000 */
+  maxRetryAfterMs: number;
 }
 
 /** Overrides from the command line; anything left out comes from the environment. */
@@ -26,9 +32,11 @@ export interface ExportOverrides {
   headers?: Record<string, string>;
   compression?: string;
   timeoutMs?: number;
+  maxRetryAfterMs?: number;
 }
 
-const DEFAULT_ENDPOINT = 'http://localhost:4318';
+const DEFAULT_HTTP_ENDPOINT = 'http://localhost:4318';
+const DEFAULT_GRPC_ENDPOINT = 'http://localhost:4317';
 
 /**
  * Resolves the export configuration once, with OpenTelemetry's precedence: flags, then the
@@ -46,27 +54,32 @@ export function resolveExportConfig(
     return value === undefined || value.trim() === '' ? undefined : value.trim();
   };
 
+  const protocolText = overrides.protocol ?? pick('PROTOCOL') ?? 'http/protobuf';
+  if (!PROTOCOLS.includes(protocolText)) {
+    throw new ConfigurationError(
+      `OTLP protocol '${protocolText}' is not supported: use http/protobuf or http/json`,
+      { setting: 'OTEL_EXPORTER_OTLP_PROTOCOL' },
+    );
+  }
+  const protocol = protocolText as OtlpProtocol;
+  // gRPC has no per-signal path: the endpoint is the server's address, as is.
+  const grpc = false;
+  const withPath = (base: string, setting: string): string =>
+    grpc ? checkUrl(base, setting) : appendTracesPath(base, setting);
+
   let tracesUrl: string;
   if (overrides.endpoint !== undefined) {
-    tracesUrl = appendTracesPath(overrides.endpoint, '--otlp-endpoint');
+    tracesUrl = withPath(overrides.endpoint, '--otlp-endpoint');
   } else if (nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) !== undefined) {
     tracesUrl = checkUrl(
       env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT!.trim(),
       'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
     );
   } else {
-    tracesUrl = appendTracesPath(
-      nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT) ?? DEFAULT_ENDPOINT,
+    tracesUrl = withPath(
+      nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT) ??
+        (grpc ? DEFAULT_GRPC_ENDPOINT : DEFAULT_HTTP_ENDPOINT),
       'OTEL_EXPORTER_OTLP_ENDPOINT',
-    );
-  }
-
-  const protocolText = overrides.protocol ?? pick('PROTOCOL') ?? 'http/protobuf';
-  if (protocolText !== 'http/protobuf' && protocolText !== 'http/json') {
-    throw new ConfigurationError(
-      `OTLP protocol '${protocolText}' is not supported: use http/protobuf or http/json` +
-        (protocolText === 'grpc' ? " (point the sidecar at the Collector's HTTP port 4318)" : ''),
-      { setting: 'OTEL_EXPORTER_OTLP_PROTOCOL' },
     );
   }
 
@@ -93,30 +106,29 @@ export function resolveExportConfig(
     ...overrides.headers,
   };
 
-  return { tracesUrl, protocol: protocolText, headers, compression: compressionText, timeoutMs };
+  const maxRetryAfterMs = overrides.maxRetryAfterMs ?? 60_000;
+  return { tracesUrl, protocol, headers, compression: compressionText, timeoutMs, maxRetryAfterMs };
 }
 
 /**
- * The exporter for `config`: tooltrace's own {@link OtlpHttpSpanExporter} for `http/protobuf`
- * (encoding is most of the sidecar's export work, and it does it in a third of the time), the
- * stock OTLP/HTTP JSON exporter for `http/json`.
+ * The exporter for `config`, one attempt per batch with the outcome classified as OTLP says
+ * (the `ReliableSpanProcessor` retries): {@link OtlpHttpSpanExporter} for `http/protobuf`
+ * (tooltrace's encoder: encoding is most of the sidecar's export work, and it does it in a third
+ * of the time) and `http/json`.
  */
-export function createTraceExporter(config: ExportConfig): SpanExporter {
-  if (config.protocol === 'http/protobuf') {
-    return new OtlpHttpSpanExporter({
-      url: config.tracesUrl,
-      headers: config.headers,
-      compression: config.compression,
-      timeoutMs: config.timeoutMs,
-    });
-  }
-  return new OtlpJsonTraceExporter({
+export function createTraceExporter(config: ExportConfig): Promise<SpanTransport & SpanExporter> {
+  const common = {
     url: config.tracesUrl,
     headers: config.headers,
-    compression:
-      config.compression === 'gzip' ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE,
-    timeoutMillis: config.timeoutMs,
-  });
+    compression: config.compression,
+    timeoutMs: config.timeoutMs,
+  };
+  return Promise.resolve(
+    new OtlpHttpSpanExporter({
+      ...common,
+      encoding: config.protocol === 'http/json' ? 'json' : 'protobuf',
+    }),
+  );
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

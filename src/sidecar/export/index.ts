@@ -1,4 +1,4 @@
-/** The sidecar's export room: the reliable span processor, OTLP encoding and HTTP transport. */
+/** The sidecar's export room: the reliable span processor, OTLP encoding, HTTP and gRPC transport. */
 export { startSpanExport } from './span-export.js';
 export type { ExportMetrics, SpanExportOptions } from './span-export.js';
 export { ReliableSpanProcessor } from './reliable-span-processor.js';
@@ -15,3 +15,5 @@ export { OtlpTraceEncoder } from './otlp-trace-encoder.js';
 export { ExportRequestError } from './export-request-error.js';
 export { resolveMetricsExport, startMetricsExport } from './metrics-export.js';
 export type { MetricsExport, MetricsExportConfig } from './metrics-export.js';
+export { isRetryableHttpStatus, parseRetryAfter } from './export-outcome.js';
+export type { ExportOutcome, SpanTransport } from './export-outcome.js';

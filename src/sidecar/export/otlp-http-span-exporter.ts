@@ -1,20 +1,36 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, STATUS_CODES } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { VERSION } from '../../version.js';
 import { ExportRequestError } from './export-request-error.js';
+import {
+  isRetryableHttpStatus,
+  parseRetryAfter,
+  type ExportOutcome,
+  type SpanTransport,
+} from './export-outcome.js';
 import { OtlpTraceEncoder } from './otlp-trace-encoder.js';
+import { decodePartialSuccess, decodeRpcStatus } from './otlp-response.js';
+import { USER_AGENT } from './user-agent.js';
 
 const gzip = promisify(gzipCallback);
+
+/** Answer bodies are read up to this size: a status message, not a web page. */
+const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** Options for {@link OtlpHttpSpanExporter}. */
 export interface OtlpHttpSpanExporterOptions {
   /** Full traces URL, for example `http://collector:4318/v1/traces`. */
   url: string;
   headers?: Record<string, string>;
+  /**
+   * `protobuf` (`application/x-protobuf`) or `json` (`application/json`).
+   * @default 'protobuf'
+   */
+  encoding?: 'protobuf' | 'json';
   /** @default 'none' */
   compression?: 'gzip' | 'none';
   /**
@@ -25,16 +41,19 @@ export interface OtlpHttpSpanExporterOptions {
 }
 
 /**
- * OTLP/HTTP protobuf span exporter for the sidecar. Where the stock exporter serializes with a
- * two-pass writer and retries on its own, this one encodes with {@link OtlpTraceEncoder} (about a
- * third of the cost) and makes exactly one attempt per `export()`: retrying, backing off and
- * never dropping are the {@link ReliableSpanProcessor}'s job, which gets each failure as an
- * {@link ExportRequestError} with the HTTP status and `Retry-After`. `shutdown()` destroys the
+ * OTLP/HTTP span exporter for the sidecar. It makes exactly one attempt per batch and tells the
+ * outcome as the OTLP/HTTP specification classifies it ({@link ExportOutcome}): 429, 502, 503,
+ * 504 and network errors are retryable (with the endpoint's `Retry-After`, seconds or HTTP
+ * date), every other status is permanent, with the decoded `google.rpc.Status` message and a
+ * hint; a 2xx answer's `partial_success` is read. Retrying and backing off are the
+ * {@link ReliableSpanProcessor}'s job. Protobuf is encoded by {@link OtlpTraceEncoder} (a third
+ * of the stock serializer's cost); JSON by the stock serializer. `shutdown()` destroys the
  * connections, so a process that must stop is not held by a request to an endpoint that hangs.
  */
-export class OtlpHttpSpanExporter implements SpanExporter {
+export class OtlpHttpSpanExporter implements SpanExporter, SpanTransport {
   readonly #url: URL;
   readonly #headers: Record<string, string>;
+  readonly #json: boolean;
   readonly #compress: boolean;
   readonly #timeoutMs: number;
   readonly #agent: HttpAgent;
@@ -45,12 +64,13 @@ export class OtlpHttpSpanExporter implements SpanExporter {
 
   constructor(options: OtlpHttpSpanExporterOptions) {
     this.#url = new URL(options.url);
+    this.#json = options.encoding === 'json';
     this.#compress = options.compression === 'gzip';
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#headers = {
-      'User-Agent': `tooltrace-sidecar/${VERSION}`,
       ...options.headers,
-      'Content-Type': 'application/x-protobuf',
+      'User-Agent': USER_AGENT,
+      'Content-Type': this.#json ? 'application/json' : 'application/x-protobuf',
       ...(this.#compress ? { 'Content-Encoding': 'gzip' } : {}),
     };
     const https = this.#url.protocol === 'https:';
@@ -60,18 +80,36 @@ export class OtlpHttpSpanExporter implements SpanExporter {
     this.#request = https ? httpsRequest : httpRequest;
   }
 
-  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+  /** Sends one batch once and tells what came of it; never rejects. */
+  send(spans: readonly ReadableSpan[]): Promise<ExportOutcome> {
     if (this.#shutdown) {
-      resultCallback({
-        code: ExportResultCode.FAILED,
-        error: new ExportRequestError('the exporter was shut down'),
+      return Promise.resolve({
+        kind: 'permanent',
+        status: 'shutdown',
+        reason: 'the exporter was shut down',
       });
-      return;
     }
-    const body = this.#encoder.encode(spans);
-    const sending = this.#send(body).then(resultCallback);
+    let body: Uint8Array;
+    try {
+      body = this.#json
+        ? JsonTraceSerializer.serializeRequest(spans as ReadableSpan[])!
+        : this.#encoder.encode(spans);
+    } catch (error) {
+      return Promise.resolve({
+        kind: 'permanent',
+        status: 'encoding',
+        reason: `the spans could not be encoded: ${String(error)}`,
+      });
+    }
+    const sending = this.#send(body);
     this.#inFlight.add(sending);
     void sending.finally(() => this.#inFlight.delete(sending));
+    return sending;
+  }
+
+  /** The `SpanExporter` face of {@link send}, for use with the SDK's processors. */
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    void this.send(spans).then((outcome) => resultCallback(toExportResult(outcome)));
   }
 
   /** Resolves when every request in flight has been answered. */
@@ -86,40 +124,54 @@ export class OtlpHttpSpanExporter implements SpanExporter {
     return Promise.resolve();
   }
 
-  async #send(plain: Buffer): Promise<ExportResult> {
-    let body = plain;
+  async #send(plain: Uint8Array): Promise<ExportOutcome> {
+    const where = this.#url.href;
+    let answer: Answer;
     try {
-      if (this.#compress) body = await gzip(plain);
-      const response = await this.#post(body);
-      const status = response.statusCode ?? 0;
-      if (status >= 200 && status < 300) return { code: ExportResultCode.SUCCESS };
-      const retryAfter = Number(response.headers['retry-after']);
-      return {
-        code: ExportResultCode.FAILED,
-        error: new ExportRequestError(`${this.#url.href} answered ${status}`, {
-          code: status,
-          ...(Number.isFinite(retryAfter) && retryAfter > 0
-            ? { retryAfterMs: retryAfter * 1000 }
-            : {}),
-        }),
-      };
+      answer = await this.#post(this.#compress ? await gzip(plain) : plain);
     } catch (error) {
       return {
-        code: ExportResultCode.FAILED,
-        error: new ExportRequestError(`${this.#url.href}: ${(error as Error).message}`, {
-          cause: error,
-        }),
+        kind: 'retryable',
+        status: 'network',
+        reason: `${where}: ${(error as Error).message}`,
+        retryAfterMs: undefined,
       };
     }
+    const { status, contentType } = answer;
+    if (status >= 200 && status < 300) {
+      const partial = decodePartialSuccess(answer.body, contentType);
+      return {
+        kind: 'success',
+        rejectedSpans: partial?.rejectedSpans ?? 0,
+        rejectionMessage: partial?.errorMessage ?? '',
+      };
+    }
+    const rpc = decodeRpcStatus(answer.body, contentType);
+    const said = rpc === undefined ? '' : `: ${rpc.message}`;
+    const statusText = `${status} ${STATUS_CODES[status] ?? ''}`.trim();
+    if (isRetryableHttpStatus(status)) {
+      return {
+        kind: 'retryable',
+        status: String(status),
+        reason: `${statusText} from ${where}${said}`,
+        retryAfterMs: parseRetryAfter(answer.retryAfter),
+      };
+    }
+    const hint = HINTS[status];
+    return {
+      kind: 'permanent',
+      status: String(status),
+      reason: `${statusText} from ${where}${hint === undefined ? '' : ` — ${hint}`}${said}`,
+    };
   }
 
-  /** POSTs `body`; resolves with the answer once its body was read (and discarded). */
-  #post(body: Buffer): Promise<IncomingMessage> {
+  /** POSTs `body`; resolves with the answer once its body was read (up to a limit). */
+  #post(body: Uint8Array): Promise<Answer> {
     return new Promise((resolve, reject) => {
       const request = this.#request(this.#url, {
         method: 'POST',
         agent: this.#agent,
-        headers: { ...this.#headers, 'Content-Length': String(body.length) },
+        headers: { ...this.#headers, 'Content-Length': String(body.byteLength) },
         timeout: this.#timeoutMs,
       });
       request.once('timeout', () =>
@@ -127,11 +179,60 @@ export class OtlpHttpSpanExporter implements SpanExporter {
       );
       request.once('error', reject);
       request.once('response', (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          if (size >= MAX_ANSWER_BYTES) return;
+          size += chunk.length;
+          chunks.push(chunk);
+        });
         response.on('error', reject);
-        response.on('end', () => resolve(response));
-        response.resume();
+        response.on('end', () => {
+          const retryAfter: string | string[] | undefined = response.headers['retry-after'];
+          resolve({
+            status: response.statusCode ?? 0,
+            contentType: (response.headers['content-type'] ?? '').toLowerCase(),
+            retryAfter: typeof retryAfter === 'string' ? retryAfter : retryAfter?.[0],
+            body: Buffer.concat(chunks).subarray(0, MAX_ANSWER_BYTES),
+          });
+        });
       });
       request.end(body);
     });
   }
+}
+
+/** An answer as the exporter reads it. */
+interface Answer {
+  status: number;
+  contentType: string;
+  retryAfter: string | undefined;
+  body: Buffer;
+}
+
+/** What a permanent status most likely means, said where the failure is reported. */
+const HINTS: Readonly<Record<number, string>> = {
+  400: 'the endpoint refused the request as malformed',
+  401: 'check the credentials (--otlp-header, OTEL_EXPORTER_OTLP_HEADERS)',
+  403: 'check the credentials (--otlp-header, OTEL_EXPORTER_OTLP_HEADERS)',
+  404: 'is the endpoint path right?',
+  405: 'is the endpoint path right?',
+  413: 'the endpoint takes smaller requests',
+  415: 'does the endpoint speak this OTLP protocol (--otlp-protocol)?',
+};
+
+/** An {@link ExportOutcome} as the SDK's `ExportResult`, the error carrying status and wait. */
+export function toExportResult(outcome: ExportOutcome): ExportResult {
+  if (outcome.kind === 'success') return { code: ExportResultCode.SUCCESS };
+  const status = Number(outcome.status);
+  return {
+    code: ExportResultCode.FAILED,
+    error: new ExportRequestError(outcome.reason, {
+      retryable: outcome.kind === 'retryable',
+      ...(Number.isInteger(status) ? { code: status } : {}),
+      ...(outcome.kind === 'retryable' && outcome.retryAfterMs !== undefined
+        ? { retryAfterMs: outcome.retryAfterMs }
+        : {}),
+    }),
+  };
 }

@@ -1,11 +1,12 @@
 import { diag } from '@opentelemetry/api';
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { ExportResultCode } from '@opentelemetry/core';
 import type {
   ReadableSpan,
   Span,
   SpanExporter,
   SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+import { isRetryableHttpStatus, type ExportOutcome, type SpanTransport } from './export-outcome.js';
 
 /** Options for {@link ReliableSpanProcessor}. */
 export interface ReliableSpanProcessorOptions {
@@ -21,7 +22,7 @@ export interface ReliableSpanProcessorOptions {
   scheduleDelayMs?: number;
   /**
    * The memory budget, in spans waiting for export. Past it {@link ReliableSpanProcessor.full}
-   * turns true and intake must push back; spans are still never dropped.
+   * turns true and intake must push back; spans are still never dropped for it.
    * @default 50000
    */
   maxQueueSpans?: number;
@@ -31,75 +32,103 @@ export interface ReliableSpanProcessorOptions {
    */
   maxConcurrentExports?: number;
   /**
-   * First wait after a failed export; doubled per failure up to `maxBackoffMs`. A failure
-   * carrying `retryAfterMs` (the endpoint's `Retry-After`) waits at least that long, up to
-   * `maxBackoffMs`.
+   * First wait after a retryable failure; doubled per failure up to `maxBackoffMs`, each wait
+   * drawn between half and all of it (jitter), so sidecars that failed together do not retry
+   * together.
    * @default 500
    */
   initialBackoffMs?: number;
   /** @default 10000 */
   maxBackoffMs?: number;
+  /**
+   * The longest wait a `Retry-After` (or gRPC `RetryInfo`) is obeyed for; an endpoint asking
+   * for more waits this long.
+   * @default 60000
+   */
+  maxRetryAfterMs?: number;
   /** Called when a span starts (the sidecar pins its checkpoint there). */
   onStart?: (span: Span) => void;
-  /** Called after each batch the exporter accepted. */
-  onExported?: (spans: readonly ReadableSpan[], latencyMs: number) => void;
-  /** Called after each failed export attempt (the batch is kept and retried). */
-  onFailed?: (error: Error | undefined, spans: number) => void;
   /**
-   * Called for a span the endpoint refused for good on its own (HTTP 400 or 413 for a batch of
-   * one): the only span this processor ever gives up on, since retrying cannot help it.
+   * Called after each batch the endpoint accepted; `rejected` of its spans it threw away
+   * (`partial_success`), which {@link onRejected} reported.
    */
-  onRefused?: (span: ReadableSpan, error: Error | undefined) => void;
+  onExported?: (spans: readonly ReadableSpan[], latencyMs: number, rejected: number) => void;
+  /** Called after each retryable failure (the batch is kept and retried). */
+  onFailed?: (reason: string, spans: number) => void;
+  /**
+   * Called for a batch refused for good (a status OTLP says not to retry): the batch is
+   * dropped, counted under `status`.
+   */
+  onDropped?: (spans: readonly ReadableSpan[], status: string, reason: string) => void;
+  /**
+   * Called when an accepted batch came back with a `partial_success` naming rejected spans:
+   * they are counted as rejected, not exported. OTLP does not say which, so `spans` is the batch.
+   */
+  onRejected?: (rejected: number, message: string, spans: readonly ReadableSpan[]) => void;
 }
 
 /** Counters a {@link ReliableSpanProcessor} keeps. */
 export interface ReliableSpanProcessorStats {
   queued: number;
   inFlight: number;
+  /** Spans the endpoint accepted and kept. */
   exported: number;
+  /** Retryable failures (each batch attempt counts once). */
   failedAttempts: number;
-  refused: number;
+  /** Spans in batches refused for good. */
+  dropped: number;
+  /** The same, by status (`404`, `PERMISSION_DENIED`, …). */
+  droppedByStatus: Record<string, number>;
+  /** Spans the endpoint accepted but rejected (`partial_success`). */
+  rejected: number;
 }
 
-/** Statuses that say "this request can never succeed", as opposed to "not now". */
-const REFUSED_STATUSES = new Set([400, 413]);
-
 /**
- * A span processor that never drops an ended span: batches are exported with a bounded number
- * in flight, a failed batch is kept and retried with exponential backoff until it goes through,
- * and `forceFlush()` works the backlog down batch by batch instead of firing it all at once.
- * The stock BatchSpanProcessor drops spans past its queue, does not retry a failed batch and
- * fails most of a large backlog on flush (see DESIGN.md); a sidecar that promises "nothing
- * lost" cannot use it. Memory is bounded by pushing back on intake (see {@link full}). A batch
- * the endpoint refuses as malformed or too large is split in halves rather than retried as is, so
- * one bad span cannot block the queue forever; only that span is given up on, and reported.
+ * A span processor that never drops an ended span while export can still succeed: batches are
+ * exported with a bounded number in flight; a batch that fails in a way OTLP says to retry (HTTP
+ * 429, 502, 503, 504, network errors; the gRPC codes the specification lists) is kept and
+ * retried first, with exponential backoff and jitter, honouring the endpoint's `Retry-After` up
+ * to `maxRetryAfterMs`; `forceFlush()` works the backlog down batch by batch. A batch refused
+ * for good (any other status) is dropped at once, counted by status: retrying it cannot help,
+ * and retrying forever would hold everything behind it. The stock BatchSpanProcessor drops
+ * spans past its queue, does not retry a failed batch and fails most of a large backlog on flush
+ * (see DESIGN.md); a sidecar that promises "nothing lost" cannot use it. Memory is bounded by
+ * pushing back on intake (see {@link full}).
  */
 export class ReliableSpanProcessor implements SpanProcessor {
-  readonly #exporter: SpanExporter;
+  readonly #transport: SpanTransport;
   readonly #batchSize: number;
   readonly #scheduleDelayMs: number;
   readonly #maxQueueSpans: number;
   readonly #maxConcurrent: number;
   readonly #initialBackoffMs: number;
   readonly #maxBackoffMs: number;
+  readonly #maxRetryAfterMs: number;
   readonly #options: ReliableSpanProcessorOptions;
   #queue: ReadableSpan[] = [];
-  /** Batches that failed, kept whole (or halved, when refused) and sent before the queue. */
+  /** Batches that failed, kept whole and sent before the queue. */
   #retries: ReadableSpan[][] = [];
   #retrySpans = 0;
   #inFlight = 0;
   #inFlightSpans = 0;
   #exported = 0;
   #failedAttempts = 0;
-  #refused = 0;
+  #dropped = 0;
+  readonly #droppedByStatus: Record<string, number> = {};
+  #rejected = 0;
   #backoffMs: number;
   #retryAt = 0;
   #timer: NodeJS.Timeout | undefined;
   #idleWaiters: (() => void)[] = [];
   #shutdown: Promise<void> | undefined;
 
-  constructor(exporter: SpanExporter, options: ReliableSpanProcessorOptions = {}) {
-    this.#exporter = exporter;
+  /**
+   * `exporter` is a {@link SpanTransport} (tooltrace's OTLP exporters) or any SDK
+   * `SpanExporter`, whose failures are classified by the HTTP status on their error
+   * (`error.code`), a failure without one counting as a network error.
+   */
+  constructor(exporter: SpanTransport | SpanExporter, options: ReliableSpanProcessorOptions = {}) {
+    this.#transport = 'send' in exporter ? exporter : transportOf(exporter);
     this.#options = options;
     this.#batchSize = options.batchSize ?? 512;
     this.#scheduleDelayMs = options.scheduleDelayMs ?? 200;
@@ -107,6 +136,7 @@ export class ReliableSpanProcessor implements SpanProcessor {
     this.#maxConcurrent = options.maxConcurrentExports ?? 2;
     this.#initialBackoffMs = options.initialBackoffMs ?? 500;
     this.#maxBackoffMs = options.maxBackoffMs ?? 10_000;
+    this.#maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
     this.#backoffMs = this.#initialBackoffMs;
   }
 
@@ -126,7 +156,9 @@ export class ReliableSpanProcessor implements SpanProcessor {
       inFlight: this.#inFlightSpans,
       exported: this.#exported,
       failedAttempts: this.#failedAttempts,
-      refused: this.#refused,
+      dropped: this.#dropped,
+      droppedByStatus: { ...this.#droppedByStatus },
+      rejected: this.#rejected,
     };
   }
 
@@ -141,8 +173,8 @@ export class ReliableSpanProcessor implements SpanProcessor {
   }
 
   /**
-   * Resolves once every span ended so far has been exported. With the exporter down it keeps
-   * retrying: callers that need a deadline race it against a timer.
+   * Resolves once every span ended so far has been exported or given up on. With the endpoint
+   * unreachable it keeps retrying: callers that need a deadline race it against a timer.
    */
   forceFlush(): Promise<void> {
     if (this.pending === 0) return Promise.resolve();
@@ -163,7 +195,7 @@ export class ReliableSpanProcessor implements SpanProcessor {
       clearTimeout(timer);
       if (this.#timer !== undefined) clearTimeout(this.#timer);
       this.#timer = undefined;
-      await this.#exporter.shutdown();
+      await this.#transport.shutdown();
     })();
     return this.#shutdown;
   }
@@ -205,16 +237,15 @@ export class ReliableSpanProcessor implements SpanProcessor {
     this.#inFlight += 1;
     this.#inFlightSpans += batch.length;
     const started = performance.now();
-    let settled = false;
-    const done = (result: ExportResult): void => {
-      if (settled) return;
-      settled = true;
+    const done = (outcome: ExportOutcome): void => {
       this.#inFlight -= 1;
       this.#inFlightSpans -= batch.length;
-      if (result.code === ExportResultCode.SUCCESS) {
-        this.#succeeded(batch, performance.now() - started);
+      if (outcome.kind === 'success') {
+        this.#succeeded(batch, outcome, performance.now() - started);
+      } else if (outcome.kind === 'retryable') {
+        this.#retry(batch, outcome.reason, outcome.retryAfterMs);
       } else {
-        this.#failed(batch, result.error);
+        this.#drop(batch, outcome.status, outcome.reason);
       }
       if (this.pending === 0) {
         const waiters = this.#idleWaiters;
@@ -224,48 +255,49 @@ export class ReliableSpanProcessor implements SpanProcessor {
         this.#pump(false);
       }
     };
-    try {
-      this.#exporter.export(batch, done);
-    } catch (error) {
-      done({ code: ExportResultCode.FAILED, error: error as Error });
-    }
+    this.#transport.send(batch).then(done, (error: unknown) =>
+      done({
+        kind: 'retryable',
+        status: 'error',
+        reason: String(error),
+        retryAfterMs: undefined,
+      }),
+    );
   }
 
-  #succeeded(batch: ReadableSpan[], latencyMs: number): void {
-    this.#exported += batch.length;
+  #succeeded(
+    batch: ReadableSpan[],
+    outcome: Extract<ExportOutcome, { kind: 'success' }>,
+    latencyMs: number,
+  ): void {
     this.#backoffMs = this.#initialBackoffMs;
     this.#retryAt = 0;
-    this.#call(() => this.#options.onExported?.(batch, latencyMs));
+    const rejected = Math.min(batch.length, Math.max(0, outcome.rejectedSpans));
+    this.#exported += batch.length - rejected;
+    if (rejected > 0 || outcome.rejectionMessage !== '') {
+      this.#rejected += rejected;
+      this.#call(() => this.#options.onRejected?.(rejected, outcome.rejectionMessage, batch));
+    }
+    this.#call(() => this.#options.onExported?.(batch, latencyMs, rejected));
   }
 
-  #failed(batch: ReadableSpan[], error: Error | undefined): void {
+  #retry(batch: ReadableSpan[], reason: string, retryAfterMs: number | undefined): void {
     this.#failedAttempts += 1;
-    this.#call(() => this.#options.onFailed?.(error, batch.length));
-    if (isRefusal(error)) {
-      if (batch.length === 1) {
-        this.#refused += 1;
-        this.#call(() => this.#options.onRefused?.(batch[0]!, error));
-        return;
-      }
-      // Halves go back in front, in order, and out again at once: this is no outage.
-      const half = Math.ceil(batch.length / 2);
-      this.#requeue(batch.slice(0, half), batch.slice(half));
-      return;
-    }
-    // Put the batch back in front, whole: it is retried before newer spans, never dropped.
-    this.#requeue(batch);
-    const retryAfterMs = (error as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
-    const waitMs = Math.max(
-      this.#backoffMs,
-      typeof retryAfterMs === 'number' ? Math.min(retryAfterMs, this.#maxBackoffMs) : 0,
-    );
+    this.#call(() => this.#options.onFailed?.(reason, batch.length));
+    // Back in front, whole: it is retried before newer spans, never dropped.
+    this.#retries.unshift(batch);
+    this.#retrySpans += batch.length;
+    const jittered = this.#backoffMs * (0.5 + Math.random() * 0.5);
+    const waitMs =
+      retryAfterMs === undefined ? jittered : Math.min(retryAfterMs, this.#maxRetryAfterMs);
     this.#retryAt = Math.max(this.#retryAt, Date.now() + waitMs);
     this.#backoffMs = Math.min(this.#backoffMs * 2, this.#maxBackoffMs);
   }
 
-  #requeue(...batches: ReadableSpan[][]): void {
-    this.#retries.unshift(...batches);
-    for (const batch of batches) this.#retrySpans += batch.length;
+  #drop(batch: ReadableSpan[], status: string, reason: string): void {
+    this.#dropped += batch.length;
+    this.#droppedByStatus[status] = (this.#droppedByStatus[status] ?? 0) + batch.length;
+    this.#call(() => this.#options.onDropped?.(batch, status, reason));
   }
 
   #call(hook: () => void): void {
@@ -277,7 +309,48 @@ export class ReliableSpanProcessor implements SpanProcessor {
   }
 }
 
-function isRefusal(error: Error | undefined): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'number' && REFUSED_STATUSES.has(code);
+/** What an SDK exporter's error may say about the failure (tooltrace's and the stock ones do). */
+type FailedExport = Error & { code?: unknown; retryable?: unknown; retryAfterMs?: unknown };
+
+/** An SDK `SpanExporter` as a {@link SpanTransport}: its error's `code` is the HTTP status. */
+function transportOf(exporter: SpanExporter): SpanTransport {
+  return {
+    send: (spans) =>
+      new Promise<ExportOutcome>((resolve) => {
+        try {
+          exporter.export(spans as ReadableSpan[], (result) => {
+            if (result.code === ExportResultCode.SUCCESS) {
+              resolve({ kind: 'success', rejectedSpans: 0, rejectionMessage: '' });
+              return;
+            }
+            const error: FailedExport | undefined = result.error;
+            const code = typeof error?.code === 'number' ? error.code : undefined;
+            const retryable =
+              typeof error?.retryable === 'boolean'
+                ? error.retryable
+                : code === undefined || isRetryableHttpStatus(code);
+            const reason = error?.message ?? 'the export failed';
+            resolve(
+              retryable
+                ? {
+                    kind: 'retryable',
+                    status: String(code ?? 'network'),
+                    reason,
+                    retryAfterMs:
+                      typeof error?.retryAfterMs === 'number' ? error.retryAfterMs : undefined,
+                  }
+                : { kind: 'permanent', status: String(code ?? 'error'), reason },
+            );
+          });
+        } catch (error) {
+          resolve({
+            kind: 'retryable',
+            status: 'error',
+            reason: String(error),
+            retryAfterMs: undefined,
+          });
+        }
+      }),
+    shutdown: () => exporter.shutdown(),
+  };
 }

@@ -6,7 +6,8 @@ import { ReliableSpanProcessor } from './reliable-span-processor.js';
 export interface ExportMetrics {
   exported(spans: number, latencyMs: number): void;
   exportFailed(spans: number): void;
-  refused(spans: number): void;
+  dropped(status: string, spans: number): void;
+  rejectedSpans(spans: number): void;
 }
 
 /** Options for {@link startSpanExport}. */
@@ -18,47 +19,68 @@ export interface SpanExportOptions {
   log: (line: string) => void;
   /** A span started (checkpointing pins it to the line that caused it). */
   onSpanStarted?: (span: Span) => void;
-  /** A span is done with: exported, or refused for good. */
+  /** A span is done with: exported, rejected, or dropped for good. */
   onSpanDone?: (span: ReadableSpan) => void;
   /** A batch was exported: there may be room for intake to read on. */
   onBatchExported?: () => void;
+  /** A batch was refused for good (the sidecar on `--stdin` stops at the first). */
+  onDropped?: (status: string) => void;
 }
 
 /**
  * The export room: a {@link ReliableSpanProcessor} over the configured OTLP exporter, counting
- * into `metrics` and logging once when export starts failing and once when it works again
- * (not per retry).
+ * into `metrics`. Logs once when export starts failing in a way worth retrying and once when it
+ * works again (not per retry); the first permanent failure of each status once, with the
+ * endpoint's message; the first `partial_success` rejection once, with its message.
  */
-export function startSpanExport(options: SpanExportOptions): ReliableSpanProcessor {
+export async function startSpanExport(options: SpanExportOptions): Promise<ReliableSpanProcessor> {
   const { config, metrics, log } = options;
   let failing = false;
-  return new ReliableSpanProcessor(createTraceExporter(config), {
+  let reportedRejection = false;
+  const reportedStatuses = new Set<string>();
+  const done = (spans: readonly ReadableSpan[]): void => {
+    if (options.onSpanDone !== undefined) for (const span of spans) options.onSpanDone(span);
+  };
+  return new ReliableSpanProcessor(await createTraceExporter(config), {
     maxQueueSpans: options.maxQueueSpans,
+    maxRetryAfterMs: config.maxRetryAfterMs,
     ...(options.onSpanStarted === undefined ? {} : { onStart: options.onSpanStarted }),
-    onExported: (spans, latencyMs) => {
-      metrics.exported(spans.length, latencyMs);
-      if (options.onSpanDone !== undefined) for (const span of spans) options.onSpanDone(span);
+    onExported: (spans, latencyMs, rejected) => {
+      metrics.exported(spans.length - rejected, latencyMs);
+      done(spans);
       if (failing) {
         failing = false;
         log(`tooltrace sidecar: export to ${config.tracesUrl} works again`);
       }
       options.onBatchExported?.();
     },
-    onFailed: (error, spans) => {
+    onFailed: (reason, spans) => {
       metrics.exportFailed(spans);
       if (!failing) {
         failing = true;
-        log(
-          `tooltrace sidecar: export to ${config.tracesUrl} failed (${error?.message ?? 'unknown error'}); retrying, nothing is dropped`,
-        );
+        log(`tooltrace sidecar: export failed (${reason}); retrying, nothing is dropped`);
       }
     },
-    onRefused: (span, error) => {
-      metrics.refused(1);
-      log(
-        `tooltrace sidecar: ${config.tracesUrl} refused span ${span.name} (${span.spanContext().spanId}) for good: ${error?.message ?? 'unknown error'}`,
-      );
-      options.onSpanDone?.(span);
+    onDropped: (spans, status, reason) => {
+      metrics.dropped(status, spans.length);
+      done(spans);
+      if (!reportedStatuses.has(status)) {
+        reportedStatuses.add(status);
+        log(
+          `tooltrace sidecar: export refused for good: ${reason}; ${spans.length} spans dropped (not retried; counted in tooltrace_spans_dropped_total)`,
+        );
+      }
+      options.onDropped?.(status);
+      options.onBatchExported?.();
+    },
+    onRejected: (rejected, message) => {
+      metrics.rejectedSpans(rejected);
+      if (!reportedRejection) {
+        reportedRejection = true;
+        log(
+          `tooltrace sidecar: ${config.tracesUrl} accepted a batch but rejected ${rejected} spans: ${message === '' ? '(no message)' : message}`,
+        );
+      }
     },
   });
 }

@@ -20,7 +20,8 @@ export class SidecarMetrics {
   /** Every known reason from the start, so each series exists before its first rejection. */
   readonly #rejected = new Map<string, number>(REJECT_REASONS.map((reason) => [reason, 0]));
   #spansExported = 0;
-  #spansRefused = 0;
+  readonly #spansDropped = new Map<string, number>();
+  #spansRejected = 0;
   #exportFailures = 0;
   #spansInFailedExports = 0;
   /** Whether the last export attempt failed (and none succeeded since). */
@@ -90,7 +91,7 @@ export class SidecarMetrics {
     }
   }
 
-  /** Counts one failed export attempt of `spans` spans (they are retried). */
+  /** Counts one retryable failed export attempt of `spans` spans (they are retried). */
   exportFailed(spans: number): void {
     this.#exportFailures += 1;
     this.#exportFailing = true;
@@ -102,9 +103,15 @@ export class SidecarMetrics {
     return this.#exportFailing;
   }
 
-  /** Counts spans the endpoint refused for good (a malformed or oversized span, alone). */
-  refused(spans: number): void {
-    this.#spansRefused += spans;
+  /** Counts spans in a batch the endpoint refused for good, by status (`404`, `UNAUTHENTICATED`). */
+  dropped(status: string, spans: number): void {
+    this.#exportFailing = true;
+    this.#spansDropped.set(status, (this.#spansDropped.get(status) ?? 0) + spans);
+  }
+
+  /** Counts spans the endpoint accepted but rejected (its `partial_success`). */
+  rejectedSpans(spans: number): void {
+    this.#spansRejected += spans;
   }
 
   /** Totals, for logs and tests; rejection reasons only once they happened. */
@@ -112,7 +119,9 @@ export class SidecarMetrics {
     received: number;
     rejected: Record<string, number>;
     spansExported: number;
-    spansRefused: number;
+    /** Spans dropped after a permanent export failure, by status. */
+    spansDropped: Record<string, number>;
+    spansRejected: number;
     exportFailures: number;
   } {
     let received = 0;
@@ -121,7 +130,8 @@ export class SidecarMetrics {
       received,
       rejected: Object.fromEntries([...this.#rejected].filter(([, count]) => count > 0)),
       spansExported: this.#spansExported,
-      spansRefused: this.#spansRefused,
+      spansDropped: Object.fromEntries(this.#spansDropped),
+      spansRejected: this.#spansRejected,
       exportFailures: this.#exportFailures,
     };
   }
@@ -129,7 +139,7 @@ export class SidecarMetrics {
   /**
    * Registers the sidecar's own health as OpenTelemetry instruments on `meter`, read at each
    * collection: the same counters as {@link SidecarMetrics.render}, so they go out over OTLP
-   * beside the tool-call metrics. `tooltrace.sidecar.spans.refused` must stay 0.
+   * beside the tool-call metrics. `tooltrace.sidecar.spans.dropped` and `.rejected` must stay 0.
    */
   observe(meter: Meter): void {
     const counter = (name: string, unit: string, description: string) =>
@@ -154,10 +164,15 @@ export class SidecarMetrics {
       '{request}',
       'Failed export attempts (retried).',
     );
-    const refused = counter(
-      'tooltrace.sidecar.spans.refused',
+    const dropped = counter(
+      'tooltrace.sidecar.spans.dropped',
       '{span}',
-      'Spans the endpoint refused for good; should stay 0.',
+      'Spans the endpoint refused for good, by status; should stay 0.',
+    );
+    const rejectedSpans = counter(
+      'tooltrace.sidecar.spans.rejected',
+      '{span}',
+      'Spans the endpoint accepted but rejected (partial_success); should stay 0.',
     );
     const queue = meter.createObservableGauge('tooltrace.sidecar.export.queue.depth', {
       unit: '{span}',
@@ -173,11 +188,14 @@ export class SidecarMetrics {
         for (const [reason, count] of this.#rejected) result.observe(rejected, count, { reason });
         result.observe(exported, this.#spansExported);
         result.observe(failed, this.#exportFailures);
-        result.observe(refused, this.#spansRefused);
+        for (const [status, count] of this.#spansDropped) {
+          result.observe(dropped, count, { status });
+        }
+        result.observe(rejectedSpans, this.#spansRejected);
         result.observe(queue, this.#gauges?.queueDepth() ?? 0);
         result.observe(open, this.#gauges?.openSpans() ?? 0);
       },
-      [received, rejected, exported, failed, refused, queue, open],
+      [received, rejected, exported, failed, dropped, rejectedSpans, queue, open],
     );
   }
 
@@ -228,8 +246,12 @@ export class SidecarMetrics {
     lines.push(`tooltrace_span_exports_failed_total ${this.#exportFailures}`);
     family('tooltrace_spans_export_retried_total', 'counter', 'Spans in failed attempts.');
     lines.push(`tooltrace_spans_export_retried_total ${this.#spansInFailedExports}`);
-    family('tooltrace_spans_refused_total', 'counter', 'Spans the endpoint refused for good.');
-    lines.push(`tooltrace_spans_refused_total ${this.#spansRefused}`);
+    family('tooltrace_spans_dropped_total', 'counter', 'Spans refused for good, by status.');
+    for (const [status, count] of this.#spansDropped) {
+      lines.push(`tooltrace_spans_dropped_total{status="${label(status)}"} ${count}`);
+    }
+    family('tooltrace_spans_rejected_total', 'counter', 'Spans rejected in a partial success.');
+    lines.push(`tooltrace_spans_rejected_total ${this.#spansRejected}`);
     const gauges = this.#gauges;
     family('tooltrace_open_spans', 'gauge', 'Tool calls started and not yet ended.');
     lines.push(`tooltrace_open_spans ${gauges?.openSpans() ?? 0}`);

@@ -15,12 +15,14 @@ import {
   ExportRequestError,
   OtlpHttpSpanExporter,
   OtlpTraceEncoder,
+  parseRetryAfter,
 } from '../../../src/sidecar/export/index.js';
 import {
   decodeTraceRequest,
   startOtlpReceiver,
   type OtlpReceiver,
 } from '../../../src/testing/index.js';
+import { VERSION } from '../../../src/version.js';
 
 /** Spans covering every field the encoder writes, from two tracers (two scopes). */
 function variedSpans(): ReadableSpan[] {
@@ -141,8 +143,42 @@ describe('OtlpHttpSpanExporter', () => {
     expect(request!.contentType).toBe('application/x-protobuf');
     expect(request!.contentEncoding).toBe('gzip');
     expect(request!.headers['x-api-key']).toBe('k');
-    expect(request!.headers['user-agent']).toMatch(/^tooltrace-sidecar\//);
+    expect(request!.headers['user-agent']).toBe(`tooltrace/${VERSION}`);
     expect(receiver.spans).toHaveLength(spans.length);
+    await exporter.shutdown();
+  });
+
+  it('posts JSON with the same User-Agent when asked for JSON', async () => {
+    const spans = variedSpans().slice(0, 3);
+    const exporter = new OtlpHttpSpanExporter({ url: receiver.tracesUrl, encoding: 'json' });
+
+    expect(await exporter.send(spans)).toEqual({
+      kind: 'success',
+      rejectedSpans: 0,
+      rejectionMessage: '',
+    });
+    const [request] = receiver.requests;
+    expect(request!.contentType).toBe('application/json');
+    expect(request!.headers['user-agent']).toBe(`tooltrace/${VERSION}`);
+    expect(receiver.spans.map((span) => span.encoding)).toEqual(['json', 'json', 'json']);
+    await exporter.shutdown();
+  });
+
+  it('tells a permanent answer from a retryable one, with the plain-text body a proxy sends', async () => {
+    const server = createServer((request, response) => {
+      request.resume();
+      response.writeHead(403, { 'Content-Type': 'text/plain' }).end('forbidden by proxy\n');
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
+    const exporter = new OtlpHttpSpanExporter({ url });
+
+    expect(await exporter.send(variedSpans().slice(0, 1))).toEqual({
+      kind: 'permanent',
+      status: '403',
+      reason: `403 Forbidden from ${url} — check the credentials (--otlp-header, OTEL_EXPORTER_OTLP_HEADERS): forbidden by proxy`,
+    });
     await exporter.shutdown();
   });
 
@@ -184,5 +220,21 @@ describe('OtlpHttpSpanExporter', () => {
     await exporter.shutdown();
     expect((await pending).code).toBe(ExportResultCode.FAILED);
     expect((await exportOnce(exporter, [])).error?.message).toMatch(/shut down/);
+  });
+});
+
+describe('parseRetryAfter()', () => {
+  const now = Date.parse('2026-05-01T12:00:00Z');
+
+  it('reads delay-seconds and HTTP dates', () => {
+    expect(parseRetryAfter('3', now)).toBe(3000);
+    expect(parseRetryAfter('Fri, 01 May 2026 12:00:03 GMT', now)).toBe(3000);
+    expect(parseRetryAfter('Fri, 01 May 2026 11:59:00 GMT', now)).toBe(0);
+  });
+
+  it('ignores what it cannot read', () => {
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter('-1', now)).toBeUndefined();
   });
 });

@@ -1,52 +1,30 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { BasicTracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OtlpHttpSpanExporter, ReliableSpanProcessor } from '../../../src/sidecar/export/index.js';
-import { decodeTraceRequest, startOtlpReceiver } from '../../../src/testing/index.js';
-
-/** A real OTLP/HTTP endpoint whose answer to each request a test decides. */
-interface ScriptedEndpoint {
-  url: string;
-  /** Span names of every request, in arrival order, and when it came. */
-  requests: { names: string[]; at: number }[];
-}
+import { startOtlpReceiver, type OtlpReceiver } from '../../../src/testing/index.js';
 
 describe('ReliableSpanProcessor', () => {
-  const servers: Server[] = [];
+  let receiver: OtlpReceiver;
+  const processors: ReliableSpanProcessor[] = [];
 
   afterEach(async () => {
-    for (const server of servers.splice(0)) {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    for (const processor of processors.splice(0)) await processor.shutdown(0);
+    await receiver.close();
   });
 
-  async function endpoint(
-    answer: (
-      names: string[],
-      index: number,
-    ) => { status: number; headers?: Record<string, string> },
-  ): Promise<ScriptedEndpoint> {
-    const requests: ScriptedEndpoint['requests'] = [];
-    const server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const names = decodeTraceRequest(Buffer.concat(chunks), 'protobuf').map(
-          (span) => span.name,
-        );
-        const { status, headers } = answer(names, requests.length);
-        requests.push({ names, at: Date.now() });
-        response.writeHead(status, headers).end();
-      });
+  async function start(
+    options: ConstructorParameters<typeof ReliableSpanProcessor>[1] = {},
+    encoding: 'protobuf' | 'json' = 'protobuf',
+  ): Promise<ReliableSpanProcessor> {
+    receiver = await startOtlpReceiver();
+    const exporter = new OtlpHttpSpanExporter({ url: receiver.tracesUrl, encoding });
+    const processor = new ReliableSpanProcessor(exporter, {
+      initialBackoffMs: 5,
+      maxBackoffMs: 20,
+      ...options,
     });
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return {
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`,
-      requests,
-    };
+    processors.push(processor);
+    return processor;
   }
 
   function spansThrough(processor: ReliableSpanProcessor, names: string[]): void {
@@ -54,80 +32,200 @@ describe('ReliableSpanProcessor', () => {
     for (const name of names) tracer.startSpan(name).end();
   }
 
-  it('splits a refused batch until only the bad span is given up on', async () => {
-    const target = await endpoint((names) => ({ status: names.includes('poison') ? 400 : 200 }));
-    const refused: ReadableSpan[] = [];
-    const exported: string[] = [];
-    const processor = new ReliableSpanProcessor(new OtlpHttpSpanExporter({ url: target.url }), {
-      batchSize: 16,
-      onRefused: (span) => refused.push(span),
-      onExported: (spans) => exported.push(...spans.map((span) => span.name)),
-    });
-    const names = Array.from({ length: 16 }, (_, index) =>
-      index === 11 ? 'poison' : `ok ${index}`,
+  const names = (count: number, prefix = 'span'): string[] =>
+    Array.from({ length: count }, (_, index) => `${prefix} ${index}`);
+
+  describe('a permanent failure', () => {
+    it.each([400, 401, 403, 404, 405, 413, 415, 500, 501])(
+      'drops a batch answered %i after one attempt, counted by status',
+      async (status) => {
+        const dropped: { spans: number; status: string; reason: string }[] = [];
+        const processor = await start({
+          batchSize: 4,
+          maxConcurrentExports: 1,
+          onDropped: (spans, code, reason) =>
+            dropped.push({ spans: spans.length, status: code, reason }),
+        });
+        receiver.answerNext({ status, message: `scripted ${status}` });
+
+        spansThrough(processor, names(6));
+        await processor.forceFlush();
+
+        expect(receiver.requests.map((request) => request.status)).toEqual([status, 200]);
+        expect(receiver.spans.map((span) => span.name)).toEqual(['span 4', 'span 5']);
+        expect(dropped).toHaveLength(1);
+        expect(dropped[0]).toMatchObject({ spans: 4, status: String(status) });
+        expect(dropped[0]!.reason).toContain(`scripted ${status}`);
+        expect(processor.stats()).toMatchObject({
+          exported: 2,
+          dropped: 4,
+          droppedByStatus: { [String(status)]: 4 },
+          failedAttempts: 0,
+        });
+      },
     );
 
-    spansThrough(processor, names);
-    await processor.forceFlush();
+    it('says the status, the endpoint and the google.rpc.Status message, protobuf and JSON', async () => {
+      for (const encoding of ['protobuf', 'json'] as const) {
+        const reasons: string[] = [];
+        const processor = await start(
+          { onDropped: (_, __, reason) => reasons.push(reason) },
+          encoding,
+        );
+        receiver.answerNext({ status: 404, message: 'no traces here' });
 
-    expect(refused.map((span) => span.name)).toEqual(['poison']);
-    expect(exported.sort()).toEqual(names.filter((name) => name !== 'poison').sort());
-    expect(processor.stats()).toMatchObject({ exported: 15, refused: 1, queued: 0, inFlight: 0 });
-    await processor.shutdown();
+        spansThrough(processor, ['lost']);
+        await processor.forceFlush();
+
+        expect(reasons).toEqual([
+          `404 Not Found from ${receiver.tracesUrl} — is the endpoint path right?: no traces here`,
+        ]);
+        await processor.shutdown(0);
+        await receiver.close();
+      }
+      receiver = await startOtlpReceiver();
+    });
   });
 
-  it('keeps a failed batch whole and retries it first, no sooner than Retry-After', async () => {
-    const target = await endpoint((_, index) =>
-      index === 0 ? { status: 503, headers: { 'Retry-After': '1' } } : { status: 200 },
+  describe('a retryable failure', () => {
+    it.each([429, 502, 503, 504])(
+      'keeps a batch answered %i whole and sends it again first',
+      async (status) => {
+        const processor = await start({ batchSize: 4, maxConcurrentExports: 1 });
+        receiver.answerNext({ status });
+
+        spansThrough(processor, names(6));
+        await processor.forceFlush();
+
+        expect(receiver.requests.map((request) => [request.status, request.itemCount])).toEqual([
+          [status, 0],
+          [200, 4],
+          [200, 2],
+        ]);
+        expect(processor.stats()).toMatchObject({ exported: 6, dropped: 0, failedAttempts: 1 });
+      },
     );
-    const processor = new ReliableSpanProcessor(new OtlpHttpSpanExporter({ url: target.url }), {
-      batchSize: 4,
-      maxConcurrentExports: 1,
-      initialBackoffMs: 10,
+
+    it('waits until the HTTP date a Retry-After names', async () => {
+      const processor = await start({ batchSize: 2 });
+      // HTTP dates have whole seconds: two seconds ahead is between one and two from now.
+      receiver.answerNext({
+        status: 503,
+        retryAfter: new Date(Date.now() + 2000).toUTCString(),
+      });
+      const began = Date.now();
+
+      spansThrough(processor, ['a', 'b']);
+      await processor.forceFlush();
+
+      const [first, second] = await receiver.waitForRequests(2);
+      expect(first!.status).toBe(503);
+      expect(second!.status).toBe(200);
+      expect(Date.now() - began).toBeGreaterThanOrEqual(950);
+      expect(receiver.spans).toHaveLength(2);
     });
 
-    spansThrough(processor, ['a', 'b', 'c', 'd', 'e', 'f']);
-    await processor.forceFlush();
+    it('waits no longer than maxRetryAfterMs, whatever Retry-After says', async () => {
+      const processor = await start({ batchSize: 2, maxRetryAfterMs: 30 });
+      receiver.answerNext({ status: 429, retryAfter: '3600' });
+      const began = Date.now();
 
-    expect(target.requests.map((request) => request.names)).toEqual([
-      ['a', 'b', 'c', 'd'],
-      ['a', 'b', 'c', 'd'],
-      ['e', 'f'],
-    ]);
-    expect(target.requests[1]!.at - target.requests[0]!.at).toBeGreaterThanOrEqual(900);
-    expect(processor.stats()).toMatchObject({ exported: 6, failedAttempts: 1 });
-    await processor.shutdown();
+      spansThrough(processor, ['a', 'b']);
+      await processor.forceFlush();
+
+      expect(Date.now() - began).toBeLessThan(3000);
+      expect(receiver.spans).toHaveLength(2);
+    });
+
+    it('retries when the endpoint cannot be reached', async () => {
+      receiver = await startOtlpReceiver();
+      const failures: string[] = [];
+      const exporter = new OtlpHttpSpanExporter({ url: 'http://127.0.0.1:1/v1/traces' });
+      const unreachable = new ReliableSpanProcessor(exporter, {
+        initialBackoffMs: 5,
+        maxBackoffMs: 10,
+        onFailed: (reason) => failures.push(reason),
+      });
+      processors.push(unreachable);
+
+      spansThrough(unreachable, ['a']);
+      await expect.poll(() => failures.length).toBeGreaterThanOrEqual(3);
+
+      expect(failures[0]).toContain('ECONNREFUSED');
+      expect(unreachable.stats()).toMatchObject({ exported: 0, dropped: 0, queued: 1 });
+    });
+  });
+
+  describe('partial_success', () => {
+    it.each(['protobuf', 'json'] as const)(
+      'counts spans a %s answer rejected as rejected, with the message',
+      async (encoding) => {
+        const rejections: [number, string][] = [];
+        const processor = await start(
+          { batchSize: 5, onRejected: (count, message) => rejections.push([count, message]) },
+          encoding,
+        );
+        receiver.answerNext({ partialSuccess: { rejectedSpans: 2, errorMessage: 'too old' } });
+
+        spansThrough(processor, names(5));
+        await processor.forceFlush();
+
+        expect(rejections).toEqual([[2, 'too old']]);
+        expect(processor.stats()).toMatchObject({ exported: 3, rejected: 2, dropped: 0 });
+      },
+    );
   });
 
   it('says it is full at its budget and never drops past it', async () => {
-    const target = await endpoint(() => ({ status: 503 }));
-    const processor = new ReliableSpanProcessor(new OtlpHttpSpanExporter({ url: target.url }), {
-      maxQueueSpans: 10,
-      initialBackoffMs: 5,
-      maxBackoffMs: 20,
-    });
+    const processor = await start({ maxQueueSpans: 10 });
+    receiver.setAvailable(false);
 
-    spansThrough(
-      processor,
-      Array.from({ length: 25 }, (_, index) => `span ${index}`),
-    );
+    spansThrough(processor, names(25));
     expect(processor.full).toBe(true);
     expect(processor.pending).toBe(25);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await receiver.waitForRequests(3);
     expect(processor.pending).toBe(25);
-    expect(target.requests.length).toBeGreaterThan(2);
-    await processor.shutdown(0);
+    expect(processor.stats().dropped).toBe(0);
+  });
+
+  it('classifies the failures of an SDK SpanExporter by their HTTP status', async () => {
+    const failures: string[] = [];
+    const dropped: string[] = [];
+    receiver = await startOtlpReceiver();
+    const exporter = new OtlpHttpSpanExporter({ url: receiver.tracesUrl });
+    const sdkFace = {
+      export: (spans: ReadableSpan[], done: Parameters<typeof exporter.export>[1]) =>
+        exporter.export(spans, done),
+      shutdown: () => exporter.shutdown(),
+    };
+    const processor = new ReliableSpanProcessor(sdkFace, {
+      batchSize: 1,
+      maxConcurrentExports: 1,
+      initialBackoffMs: 5,
+      onFailed: (reason) => failures.push(reason),
+      onDropped: (_, status) => dropped.push(status),
+    });
+    processors.push(processor);
+    receiver.answerNext({ status: 503 }, { status: 403 });
+
+    spansThrough(processor, ['a', 'b']);
+    await processor.forceFlush();
+
+    expect(failures).toHaveLength(1);
+    expect(dropped).toEqual(['403']);
+    expect(receiver.spans.map((span) => span.name)).toEqual(['b']);
   });
 
   it('keeps every span through a minute-long outage, backing off, then delivers them all', async () => {
     // Only the processor's clock is fake; sockets and the receiver run on real I/O.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    const receiver = await startOtlpReceiver();
     try {
+      receiver = await startOtlpReceiver();
       receiver.setAvailable(false);
       const processor = new ReliableSpanProcessor(
         new OtlpHttpSpanExporter({ url: receiver.tracesUrl }),
       );
+      processors.push(processor);
       const names = Array.from({ length: 2000 }, (_, index) => `call ${index}`);
       spansThrough(processor, names);
       /** Advances the fake clock, then lets the requests it started be answered. */
@@ -138,21 +236,20 @@ describe('ReliableSpanProcessor', () => {
 
       for (let second = 0; second < 60; second += 1) await elapse(1000);
       const down = processor.stats();
-      expect(down).toMatchObject({ exported: 0, queued: 2000, inFlight: 0, refused: 0 });
+      expect(down).toMatchObject({ exported: 0, queued: 2000, inFlight: 0, dropped: 0 });
       expect(receiver.spans).toHaveLength(0);
-      // 500 ms doubling up to 10 s: a dozen rounds of two batches in a minute, not one per tick.
+      // 500 ms doubling up to 10 s, each wait drawn between half and all of it: about a dozen
+      // rounds of two batches in a minute, not one per tick.
       expect(down.failedAttempts).toBeGreaterThanOrEqual(2 * 8);
-      expect(down.failedAttempts).toBeLessThanOrEqual(2 * 14);
+      expect(down.failedAttempts).toBeLessThanOrEqual(2 * 16);
 
       receiver.setAvailable(true);
       for (let second = 0; second < 15 && processor.pending > 0; second += 1) await elapse(1000);
       expect(processor.stats()).toMatchObject({ exported: 2000, queued: 0, inFlight: 0 });
       expect(new Set(receiver.spans.map((span) => span.name))).toEqual(new Set(names));
       expect(receiver.spans).toHaveLength(2000);
-      await processor.shutdown(0);
     } finally {
       vi.useRealTimers();
-      await receiver.close();
     }
   });
 });

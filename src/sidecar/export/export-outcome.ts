@@ -1,0 +1,65 @@
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+
+/**
+ * What one export request came to, as OTLP defines it: accepted (perhaps with some spans
+ * rejected, the `partial_success` of the answer), worth retrying (the endpoint is busy or
+ * unreachable), or refused for good (retrying the same request cannot help).
+ */
+export type ExportOutcome =
+  | {
+      kind: 'success';
+      /** Spans the endpoint accepted the request with but threw away (`partial_success`). */
+      rejectedSpans: number;
+      /** The endpoint's message about them, `''` when it gave none. */
+      rejectionMessage: string;
+    }
+  | {
+      kind: 'retryable';
+      /** The status (`503`, `UNAVAILABLE`), or `network` when there was no answer. */
+      status: string;
+      /** Why, for the log: the status and the endpoint's message, or the network error. */
+      reason: string;
+      /** How long the endpoint asked to wait (`Retry-After`, gRPC `RetryInfo`), if it said. */
+      retryAfterMs: number | undefined;
+    }
+  | {
+      kind: 'permanent';
+      /** The status the spans are counted under: `404`, `PERMISSION_DENIED`, `shutdown`. */
+      status: string;
+      /** The status, the endpoint's message and a hint, for the log. */
+      reason: string;
+    };
+
+/**
+ * A transport that sends one batch and tells the outcome, never throwing: what the
+ * {@link ReliableSpanProcessor} drives. The OTLP/HTTP and OTLP/gRPC exporters implement it.
+ */
+export interface SpanTransport {
+  send(spans: readonly ReadableSpan[]): Promise<ExportOutcome>;
+  /** Cuts requests in flight and refuses new ones. */
+  shutdown(): Promise<void>;
+}
+
+/** HTTP statuses OTLP/HTTP says to retry; every other failure status is permanent. */
+const RETRYABLE_HTTP = new Set([429, 502, 503, 504]);
+
+/** Whether the OTLP/HTTP specification allows retrying an answer with `status`. */
+export function isRetryableHttpStatus(status: number): boolean {
+  return RETRYABLE_HTTP.has(status);
+}
+
+/**
+ * `Retry-After` in milliseconds from `now`: delay-seconds or an HTTP date, `undefined` when
+ * absent or unreadable. A date in the past means "now" (0).
+ */
+export function parseRetryAfter(header: string | undefined, now = Date.now()): number | undefined {
+  if (header === undefined) return undefined;
+  const text = header.trim();
+  if (text === '') return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // Every HTTP-date form starts with the day's name; anything else is no date.
+  if (!/^[A-Za-z]/.test(text)) return undefined;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now);
+}
