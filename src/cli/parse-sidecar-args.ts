@@ -10,7 +10,7 @@ Receives tooltrace / Nexus journal events and exports them as OpenTelemetry span
 
 Sources (at least one; several at once are fine):
   --stdin                     read NDJSON from standard input; alone, end of input exports
-                              everything (open calls included) and exits 0
+                              everything (open calls included) and exits
   --file PATH                 follow PATH like tail -F (rotation, truncation); repeatable
   --checkpoint PATH           record how far --file was safely exported; resume from it
   --checkpoint-reset          ignore a stored (say, corrupt) checkpoint: read --file from
@@ -46,13 +46,17 @@ Options:
   --trace-by MODE             causal-root (a trace per turn, default), session (one trace
                               per session under a root span) or call
   --agent-name NAME           gen_ai.agent.name of every span (default: the event's agent id)
-  --shutdown-timeout DURATION how long SIGTERM/SIGINT may take to flush (10s)
+  --shutdown-timeout DURATION how long SIGTERM/SIGINT or the end of --stdin may take to
+                              flush (10s)
   --status-interval DURATION  status line period on stderr, 0 for none (10s)
   -h, --help                  show this help
 
 Standard variables: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
 OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_COMPRESSION,
 OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES.
+
+Exit codes: 0 everything delivered; 2 bad flag or setting; 3 the endpoint refused spans for
+good (status not retried, or partial_success); 4 spans not delivered by the shutdown timeout.
 `;
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)?$/;

@@ -3,6 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { BusEvent, EventBus } from '../bus/index.js';
+import { VERSION } from '../version.js';
 import { encodeEnvelope } from '../wire/index.js';
 
 const gzip = promisify(gzipCallback);
@@ -64,13 +65,19 @@ export interface ForwarderStats {
   retries: number;
   /** Events waiting or in flight. */
   queued: number;
+  /** Events still unsent when `close()` reached its timeout (the sidecar gone or refusing). */
+  abandoned: number;
 }
 
 /** The handle {@link forwardEvents} returns. */
 export interface Forwarder {
   /** Resolves once every event forwarded so far was sent, or `false` after `timeoutMs`. */
   flush(timeoutMs?: number): Promise<boolean>;
-  /** Stops forwarding, sends what is queued (within `timeoutMs`) and releases the file. */
+  /**
+   * Stops forwarding, sends what is queued and releases the file. Resolves within `timeoutMs`
+   * (default 30 s) whatever the sidecar does: `true` when everything was sent, else `false`,
+   * with the request in flight cut and what was left counted in `stats().abandoned`.
+   */
   close(timeoutMs?: number): Promise<boolean>;
   stats(): ForwarderStats;
 }
@@ -112,7 +119,9 @@ class EventForwarder implements Forwarder {
   #waiters: (() => void)[] = [];
   #closed: Promise<boolean> | undefined;
   #reportedDrop = false;
-  readonly #stats = { sent: 0, dropped: 0, refused: 0, retries: 0 };
+  /** Aborts the request in flight when `close()` gives up. */
+  readonly #abandon = new AbortController();
+  readonly #stats = { sent: 0, dropped: 0, refused: 0, retries: 0, abandoned: 0 };
 
   constructor(bus: EventBus, options: ForwardOptions) {
     this.#endpoint =
@@ -163,6 +172,13 @@ class EventForwarder implements Forwarder {
     this.#closed ??= (async () => {
       this.#unsubscribe();
       const flushed = await this.flush(timeoutMs);
+      if (!flushed) {
+        // The sidecar is gone or refusing: stop retrying, cut the request in flight, count.
+        this.#stats.abandoned += this.#queue.length + this.#inFlight;
+        this.#queue = [];
+        this.#inFlight = 0;
+        this.#abandon.abort();
+      }
       if (this.#timer !== undefined) clearTimeout(this.#timer);
       const handle = this.#handle;
       this.#handle = undefined;
@@ -208,7 +224,7 @@ class EventForwarder implements Forwarder {
   }
 
   #send(): void {
-    if (this.#sending || this.#queue.length === 0) return;
+    if (this.#sending || this.#queue.length === 0 || this.#abandon.signal.aborted) return;
     const wait = this.#retryAt - Date.now();
     if (wait > 0) {
       this.#schedule(wait);
@@ -221,6 +237,7 @@ class EventForwarder implements Forwarder {
     void this.#deliver(body).then((outcome) => {
       this.#sending = false;
       this.#inFlight = 0;
+      if (this.#abandon.signal.aborted) return;
       if (outcome.kind === 'retryable') {
         this.#stats.retries += 1;
         this.#queue = batch.concat(this.#queue);
@@ -253,7 +270,10 @@ class EventForwarder implements Forwarder {
         await (await this.#handle).appendFile(body);
         return { kind: 'success' };
       }
-      const headers: Record<string, string> = { 'content-type': 'application/x-ndjson' };
+      const headers: Record<string, string> = {
+        'content-type': 'application/x-ndjson',
+        'user-agent': `tooltrace/${VERSION}`,
+      };
       if (this.#token !== undefined) headers.authorization = `Bearer ${this.#token}`;
       let payload: string | Buffer = body;
       if (this.#compress) {
@@ -264,7 +284,10 @@ class EventForwarder implements Forwarder {
         method: 'POST',
         headers,
         body: payload,
-        signal: AbortSignal.timeout(this.#requestTimeoutMs),
+        signal: AbortSignal.any([
+          AbortSignal.timeout(this.#requestTimeoutMs),
+          this.#abandon.signal,
+        ]),
       });
       await response.arrayBuffer().catch(() => undefined);
       if (response.ok) return { kind: 'success' };

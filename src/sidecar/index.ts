@@ -6,5 +6,6 @@
 export { runSidecar } from './run-sidecar.js';
 export type { Sidecar } from './run-sidecar.js';
 export type { SidecarOptions } from './sidecar-options.js';
+export { SIDECAR_EXIT_CODE } from './sidecar-exit-code.js';
 export { SidecarMetrics } from './pipeline/index.js';
 export type { SidecarGauges } from './pipeline/index.js';

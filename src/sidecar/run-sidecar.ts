@@ -11,6 +11,7 @@ import {
 import { VERSION } from '../version.js';
 import type { SidecarOptions } from './sidecar-options.js';
 import { resolveSidecarSettings } from './sidecar-settings.js';
+import { SIDECAR_EXIT_CODE } from './sidecar-exit-code.js';
 import { shutDownSidecar } from './sidecar-shutdown.js';
 import { printable } from './printable.js';
 import { SidecarStatus } from './sidecar-status.js';
@@ -19,12 +20,15 @@ import { SidecarStatus } from './sidecar-status.js';
 export interface Sidecar {
   /** Base URLs of the `--listen` intakes, with real ports. */
   readonly urls: readonly string[];
-  /** Resolves with the exit code once the sidecar has stopped (end of stdin, or {@link stop}). */
+  /**
+   * Resolves with the exit code once the sidecar has stopped (end of stdin, or {@link stop}):
+   * one of {@link SIDECAR_EXIT_CODE}, never 0 when spans were lost.
+   */
   readonly done: Promise<number>;
   /**
    * Stops intake, ends open calls (marked `shutdown`), flushes within `timeoutMs` (default: the
-   * shutdown timeout) and saves the checkpoint. Safe to call twice: a second call can only
-   * shorten the deadline, which is how a signal bounds the unbounded flush at end of input.
+   * shutdown timeout) and saves the checkpoint; resolves with the exit code. Safe to call twice:
+   * a second call can only shorten the deadline.
    */
   stop(reason?: string, timeoutMs?: number): Promise<number>;
   readonly metrics: SidecarMetrics;
@@ -99,7 +103,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
       heldEvents: () => tracing.stats().heldEvents,
       renderMetrics: () => metrics.render(),
       metrics,
-      onOnlyInputEnded: () => void stop('end of input', Number.POSITIVE_INFINITY),
+      onOnlyInputEnded: () => void stop('end of input'),
       log,
     });
   } catch (error) {
@@ -125,14 +129,32 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     deadline.arm(timeoutMs);
     stopping ??= (async () => {
       log(`tooltrace sidecar: ${reason}; ending open calls and flushing`);
-      await shutDownSidecar(parts, deadline, timeoutMs);
+      const undelivered = await shutDownSidecar(parts, deadline, timeoutMs);
       // The final collection: every call measured up to the end goes out.
       if (metricsExport !== undefined) await deadline.race(metricsExport.shutdown(timeoutMs));
       status.stop();
       deadline.cancel();
       clearInterval(keepAlive);
-      resolveDone(0);
-      return 0;
+      const { dropped, droppedByStatus, rejected } = processor.stats();
+      let code: number = SIDECAR_EXIT_CODE.ok;
+      if (dropped + rejected > 0) {
+        const statuses = Object.entries(droppedByStatus)
+          .map(([name, count]) => `${name}: ${count}`)
+          .join(', ');
+        log(
+          `tooltrace sidecar: ${dropped + rejected} spans refused by the endpoint` +
+            ` (${dropped} dropped${statuses === '' ? '' : ` [${statuses}]`}, ${rejected} rejected)`,
+        );
+        code = SIDECAR_EXIT_CODE.refused;
+      }
+      if (undelivered > 0) code = SIDECAR_EXIT_CODE.undelivered;
+      if (code !== SIDECAR_EXIT_CODE.ok) {
+        log(
+          `tooltrace sidecar: ${undelivered + dropped + rejected} spans were not delivered; exit code ${code}`,
+        );
+      }
+      resolveDone(code);
+      return code;
     })();
     return stopping;
   }

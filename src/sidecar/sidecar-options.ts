@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 
 /** Options for {@link runSidecar}; the `tooltrace sidecar` flags map onto these one to one. */
 export interface SidecarOptions {
-  /** Read NDJSON envelopes from standard input. Alone, end of input exports all and exits 0. */
+  /** Read NDJSON envelopes from standard input. Alone, end of input exports all and exits. */
   stdin?: boolean;
   /** Journal files to follow like `tail -F`. */
   files?: string[];
@@ -41,7 +41,7 @@ export interface SidecarOptions {
   /** `service.name` of the exported resource; overrides `OTEL_SERVICE_NAME`. @default 'tooltrace-sidecar' */
   serviceName?: string;
   /**
-   * How long shutdown may take to flush what is left.
+   * How long shutdown (a signal, or the end of `stdin`) may take to flush what is left.
    * @default 10000
    */
   shutdownTimeoutMs?: number;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventBus } from '../../src/bus/index.js';
 import { forwardEvents } from '../../src/forward/index.js';
+import { VERSION } from '../../src/version.js';
 import type { ReceivedSpan } from '../../src/testing/index.js';
 import { startSidecar, useReceiver } from '../sidecar/sidecar-process.js';
 
@@ -142,5 +143,36 @@ describe('forwardEvents', () => {
     expect(await forwarder.close(10_000)).toBe(true);
     expect(forwarder.stats()).toMatchObject({ sent: 100, dropped: emitted - 99, queued: 0 });
     expect(forwarder.stats().retries).toBe(attempts.length - 10);
+  });
+
+  it('close() resolves within its timeout when the sidecar hangs, and counts what was left', async () => {
+    const agents: string[] = [];
+    const server = createServer((request) => {
+      agents.push(request.headers['user-agent'] ?? '');
+      request.resume(); // and never answer
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const bus = new EventBus();
+    const forwarder = forwardEvents(bus, { url, batchSize: 5, requestTimeoutMs: 60_000 });
+    for (let index = 0; index < 12; index += 1) bus.emit('note', { index });
+    const began = Date.now();
+
+    expect(await forwarder.close(300)).toBe(false);
+
+    expect(Date.now() - began).toBeLessThan(2000);
+    expect(forwarder.stats()).toMatchObject({ sent: 0, queued: 0, abandoned: 12 });
+    expect(agents[0]).toBe(`tooltrace/${VERSION}`);
+  });
+
+  it('close() resolves within its timeout when nothing listens any more', async () => {
+    const bus = new EventBus();
+    const forwarder = forwardEvents(bus, { url: 'http://127.0.0.1:1', initialBackoffMs: 10 });
+    for (let index = 0; index < 3; index += 1) bus.emit('note', { index });
+
+    expect(await forwarder.close(300)).toBe(false);
+    expect(forwarder.stats()).toMatchObject({ sent: 0, queued: 0, abandoned: 3 });
+    expect(forwarder.stats().retries).toBeGreaterThan(0);
   });
 });

@@ -66,7 +66,7 @@ describe('tooltrace sidecar on SIGTERM and SIGINT', () => {
     expect(finalSpans(testbed.receiver.spans)).toHaveLength(2);
   });
 
-  it('stops intake at once and gives up flushing after --shutdown-timeout', async () => {
+  it('stops intake at once, gives up flushing after --shutdown-timeout and exits 4', async () => {
     const lines = journalLines({ calls: 20 });
     writeFileSync(journal, `${lines.join('\n')}\n`);
     testbed.receiver.setAvailable(false);
@@ -79,10 +79,10 @@ describe('tooltrace sidecar on SIGTERM and SIGINT', () => {
     await expect(
       fetch(`${url}/v1/events`, { method: 'POST', headers: NDJSON, body: lines[0]! }),
     ).rejects.toThrow();
-    expect(await sidecar.exited).toEqual({ code: 0, signal: null });
+    expect(await sidecar.exited).toEqual({ code: 4, signal: null });
 
     expect(sidecar.stderr()).toMatch(
-      /shutdown timeout: 20 spans were not exported; the checkpoint stays before them/,
+      /shutdown timeout: 20 spans were not delivered; the checkpoint stays before them/,
     );
     const saved = JSON.parse(readFileSync(checkpoint, 'utf8')) as { offset: number };
     expect(saved.offset).toBe(0);

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { journalText } from './journal-lines.js';
+import { startSidecar, useReceiver } from './sidecar-process.js';
+
+describe('tooltrace sidecar export failures', () => {
+  const testbed = useReceiver();
+
+  const run = (input: string, args: string[] = []) =>
+    startSidecar(['--stdin', '--no-live-updates', ...args], {
+      input,
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url },
+    });
+
+  it('exits 3 at once when the endpoint answers 404, naming the status and the URL', async () => {
+    testbed.receiver.answerAlways({ status: 404, message: 'no such path' });
+    const began = Date.now();
+
+    const sidecar = run(journalText({ calls: 20 }));
+
+    expect(await sidecar.exited).toEqual({ code: 3, signal: null });
+    expect(Date.now() - began).toBeLessThan(15_000);
+    expect(sidecar.stderr()).toContain(
+      `404 Not Found from ${testbed.receiver.tracesUrl} — is the endpoint path right?: no such path`,
+    );
+    expect(sidecar.stderr()).toMatch(/20 spans were not delivered; exit code 3/);
+    expect(testbed.receiver.requests.every((request) => request.status === 404)).toBe(true);
+  });
+
+  it('sends each batch once against 400 and shows the endpoint message', async () => {
+    testbed.receiver.answerAlways({ status: 400, message: 'attribute value too long' });
+
+    const sidecar = run(journalText({ calls: 600 }));
+
+    expect(await sidecar.exited).toEqual({ code: 3, signal: null });
+    // 600 spans in batches of at most 512: two requests, none sent again or split.
+    expect(testbed.receiver.requests.map((request) => request.status)).toEqual([400, 400]);
+    expect(sidecar.stderr()).toContain('attribute value too long');
+    expect(sidecar.stderr()).toMatch(
+      /600 spans refused by the endpoint \(600 dropped \[400: 600\]/,
+    );
+  });
+
+  it('reports spans a partial_success rejected, with count and message, and exits 3', async () => {
+    testbed.receiver.answerAlways({
+      partialSuccess: { rejectedSpans: 3, errorMessage: 'spans too old' },
+    });
+
+    const sidecar = run(journalText({ calls: 10 }));
+
+    expect(await sidecar.exited).toEqual({ code: 3, signal: null });
+    expect(sidecar.stderr()).toMatch(/accepted a batch but rejected 3 spans: spans too old/);
+    expect(sidecar.stderr()).toMatch(/3 spans refused by the endpoint \(0 dropped, 3 rejected\)/);
+  });
+
+  it('waits for the HTTP date of a 503 Retry-After, then delivers everything', async () => {
+    testbed.receiver.answerNext({
+      status: 503,
+      retryAfter: new Date(Date.now() + 3000).toUTCString(),
+    });
+
+    const sidecar = run(journalText({ calls: 30 }));
+    await testbed.receiver.waitForRequests(1);
+    const refusedAt = Date.now();
+    await testbed.receiver.waitForRequests(2);
+
+    // The date has whole seconds: about 3 s ahead is at least 2 s after the refusal.
+    expect(Date.now() - refusedAt).toBeGreaterThanOrEqual(1900);
+    expect(await sidecar.exited).toEqual({ code: 0, signal: null });
+    expect(new Set(testbed.receiver.spans.map((span) => span.spanId)).size).toBe(30);
+  });
+
+  it('exits 4 on SIGTERM with a slow endpoint and names how many spans were not delivered', async () => {
+    testbed.receiver.answerAlways({ delayMs: 10_000 });
+    const sidecar = startSidecar(
+      ['--stdin', '--no-live-updates', '--shutdown-timeout', '1s', '--status-interval', '50ms'],
+      { keepStdinOpen: true, env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url } },
+    );
+    sidecar.child.stdin!.write(journalText({ calls: 40 }));
+    await sidecar.waitForStderr(/480 events, 0 rejected, 0 calls open, 0 spans exported/);
+
+    sidecar.child.kill('SIGTERM');
+
+    expect(await sidecar.exited).toEqual({ code: 4, signal: null });
+    expect(sidecar.stderr()).toMatch(/shutdown timeout: 40 spans were not delivered/);
+    expect(sidecar.stderr()).toMatch(/40 spans were not delivered; exit code 4/);
+  });
+});
