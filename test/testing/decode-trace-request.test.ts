@@ -273,6 +273,18 @@ describe('decodeTraceRequest()', () => {
         /spans\[0\]\.attributes\[0\]\.value\.intValue: expected a 64-bit integer/,
       ],
       [
+        'an int attribute above int64, as a Collector refuses it',
+        JSON.stringify(
+          jsonRequest({ attributes: [{ key: 'k', value: { intValue: '9223372036854775808' } }] }),
+        ),
+        /attributes\[0\]\.value\.intValue: expected a 64-bit integer/,
+      ],
+      [
+        'an int attribute below int64',
+        JSON.stringify(jsonRequest({ attributes: [{ key: 'k', value: { intValue: -1e19 } }] })),
+        /attributes\[0\]\.value\.intValue: expected a 64-bit integer/,
+      ],
+      [
         'a bool attribute given as a string',
         JSON.stringify(jsonRequest({ attributes: [{ key: 'k', value: { boolValue: 'yes' } }] })),
         /attributes\[0\]\.value\.boolValue: expected a boolean/,
