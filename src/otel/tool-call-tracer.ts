@@ -87,6 +87,12 @@ export class ToolCallTracer {
   readonly #excluded: ((type: string) => boolean) | undefined;
   /** Start times of ended calls without invoke ids, by call key: tells a replay from a reuse. */
   readonly #endedStarts: GenerationalMap<bigint>;
+  /**
+   * Calls ended before their result (evicted, abandoned), by invoke id and call key. Only such
+   * calls go in, so this outlives the index by far: a result that comes later is counted late,
+   * never recorded as a second span with the same id.
+   */
+  readonly #cutShort: GenerationalMap<true>;
   readonly #unsubscribe: () => void;
   readonly #removeScope: () => void;
   #timer: NodeJS.Timeout | undefined;
@@ -155,6 +161,7 @@ export class ToolCallTracer {
     this.#starter.setSessionOf(this.#agent.sessionOf);
     this.#excluded = eventTypeFilter(options.excludeEvents);
     this.#endedStarts = new GenerationalMap(options.maxRememberedEvents);
+    this.#cutShort = new GenerationalMap(options.maxRememberedEvents);
     const shortest = Math.min(options.idleTimeoutMs, options.reorderWindowMs || Infinity);
     this.#sweepIntervalMs = Math.max(10, Math.min(1000, Math.floor(shortest / 2)));
     this.#unsubscribe = bus.subscribeAll(this.#onEvent, {
@@ -314,7 +321,7 @@ export class ToolCallTracer {
     }
     if (open !== undefined) this.#counts.reusedCallIds += 1;
     if (invokeId !== '') {
-      if (this.#index.endedCall(invokeId) !== undefined) {
+      if (this.#index.endedCall(invokeId) !== undefined || this.#cutShort.get(invokeId)) {
         this.#counts.duplicateEvents += 1;
         return;
       }
@@ -397,7 +404,12 @@ export class ToolCallTracer {
   /** A stream event or result whose call is not open: late, or held until its invoke comes. */
   #unmatched(event: BusEvent, parentId: string, callId: string): void {
     const key = callKey({ sessionId: event.causation.sessionId, callId });
-    if (this.#index.endedCall(parentId) !== undefined || this.#index.endedCall(key) !== undefined) {
+    if (
+      this.#index.endedCall(parentId) !== undefined ||
+      this.#index.endedCall(key) !== undefined ||
+      this.#cutShort.get(parentId) === true ||
+      this.#cutShort.get(key) === true
+    ) {
       this.#counts.lateEvents += 1;
       return;
     }
@@ -492,6 +504,11 @@ export class ToolCallTracer {
         this.#index.rememberEndedCall(key, call.spanContext);
         if (call.invokeId === '') this.#endedStarts.set(key, call.startUnixNano);
       }
+    }
+    if (reason === 'evicted' || reason === 'abandoned') {
+      if (call.invokeId !== '') this.#cutShort.set(call.invokeId, true);
+      const cutKey = callKey(call);
+      if (cutKey !== '') this.#cutShort.set(cutKey, true);
     }
     this.#agent.childStarted(call.parentSpanId, endUnixNano, this.#now);
     this.#counts.streamEventsCoalesced += call.coalescedCount;
