@@ -96,8 +96,9 @@ describe('tooltrace sidecar metrics export', () => {
     expect(slow?.resource['service.name']).toBe('tooltrace-sidecar');
 
     // The sidecar's own health, beside them.
-    const refused = points(received, 'tooltrace.sidecar.spans.refused');
-    expect(refused.map((point) => point.value)).toEqual([0]);
+    expect(points(received, 'tooltrace.sidecar.spans.dropped')).toEqual([]);
+    const rejected = points(received, 'tooltrace.sidecar.spans.rejected');
+    expect(rejected.map((point) => point.value)).toEqual([0]);
     const accepted = points(received, 'tooltrace.sidecar.events.received');
     expect(accepted.reduce((total, point) => total + (point.value ?? 0), 0)).toBe(22);
     expect(sidecar.stderr()).toContain(`metrics to ${testbed.receiver.url}/v1/metrics (http/json)`);
