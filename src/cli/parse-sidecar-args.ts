@@ -24,8 +24,9 @@ Options:
                               required when listening on anything but loopback
   --token-file PATH           NAME=SECRET a line; read again on SIGHUP
   --otlp-endpoint URL         OTLP/HTTP base URL (default: $OTEL_EXPORTER_OTLP_ENDPOINT,
-                              else http://localhost:4318)
-  --otlp-protocol P           http/protobuf (default) or http/json
+                              else http://localhost:4318); for grpc the server address
+                              (default http://localhost:4317)
+  --otlp-protocol P           http/protobuf (default), http/json or grpc
   --otlp-header K=V           extra export header; repeatable
   --otlp-compression C        gzip or none
   --service-name NAME         service.name (default: $OTEL_SERVICE_NAME, else tooltrace-sidecar)

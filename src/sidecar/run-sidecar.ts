@@ -78,7 +78,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
   const metricsExport =
     metricsConfig === undefined
       ? undefined
-      : startMetricsExport({
+      : await startMetricsExport({
           config: metricsConfig,
           headers: settings.exportConfig.headers,
           resource,

@@ -32,7 +32,7 @@ export interface SidecarOptions {
   tokenFile?: string;
   /** OTLP base endpoint; overrides `OTEL_EXPORTER_OTLP_ENDPOINT`. */
   otlpEndpoint?: string;
-  /** `http/protobuf` or `http/json`; overrides `OTEL_EXPORTER_OTLP_PROTOCOL`. */
+  /** `http/protobuf`, `http/json` or `grpc`; overrides `OTEL_EXPORTER_OTLP_PROTOCOL`. */
   otlpProtocol?: string;
   /** Extra export headers; merged over `OTEL_EXPORTER_OTLP_HEADERS`. */
   otlpHeaders?: Record<string, string>;

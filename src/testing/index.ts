@@ -10,6 +10,12 @@ export type {
   ReceivedRequest,
   ScriptedAnswer,
 } from './otlp-receiver.js';
+export { startOtlpGrpcReceiver } from './otlp-grpc-receiver.js';
+export type {
+  GrpcScriptedAnswer,
+  OtlpGrpcReceiver,
+  ReceivedGrpcRequest,
+} from './otlp-grpc-receiver.js';
 export { ReceiverWaitError } from './receiver-wait-error.js';
 export { decodeTraceRequest } from './decode-trace-request.js';
 export { decodeLogsRequest } from './decode-logs-request.js';

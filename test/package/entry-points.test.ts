@@ -52,6 +52,6 @@ describe('package entry points', () => {
   it('tooltrace/sidecar loads the SDK and the exporter (the check sees what is loaded)', async () => {
     const loaded = await openTelemetryLoadedBy('tooltrace/sidecar');
     expect(loaded).toContain('@opentelemetry/sdk-trace-base');
-    expect(loaded).toContain('@opentelemetry/exporter-trace-otlp-http');
+    expect(loaded).toContain('@opentelemetry/otlp-transformer');
   });
 });

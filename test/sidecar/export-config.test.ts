@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/errors/index.js';
-import { runSidecar, type SidecarOptions } from '../../src/sidecar/index.js';
+import { resolveExportConfig, runSidecar, type SidecarOptions } from '../../src/sidecar/index.js';
+import { startOtlpGrpcReceiver } from '../../src/testing/index.js';
 import { journalText } from './journal-lines.js';
 import { startSidecar, useReceiver } from './sidecar-process.js';
 
@@ -148,18 +149,41 @@ describe('sidecar export configuration', () => {
     await expect(refuse({}, { stdin: false })).rejects.toThrow(/at least one source/);
   });
 
-  it('refuses grpc from the command line with a clear message and exit code 2', async () => {
-    const sidecar = startSidecar(['--stdin'], {
-      env: {
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
-        OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url,
-      },
+  it('takes a gRPC endpoint as the server address, 4317 by default, with no path', () => {
+    expect(resolveExportConfig({}, { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toMatchObject({
+      protocol: 'grpc',
+      tracesUrl: 'http://localhost:4317/',
     });
+    expect(
+      resolveExportConfig(
+        { protocol: 'grpc' },
+        { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector:4317' },
+      ).tracesUrl,
+    ).toBe('https://collector:4317/');
+  });
 
-    expect(await sidecar.exited).toEqual({ code: 2, signal: null });
-    expect(sidecar.stderr()).toMatch(
-      /OTLP protocol 'grpc' is not supported: use http\/protobuf or http\/json/,
-    );
+  it('exports over OTLP/gRPC with OTEL_EXPORTER_OTLP_PROTOCOL=grpc, metrics too', async () => {
+    const grpc = await startOtlpGrpcReceiver();
+    try {
+      const sidecar = startSidecar(['--stdin'], {
+        input: journalText({ calls: 3 }),
+        env: {
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+          OTEL_EXPORTER_OTLP_ENDPOINT: grpc.url,
+          OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=t1',
+        },
+      });
+
+      expect(await sidecar.exited).toEqual({ code: 0, signal: null });
+      expect(sidecar.stderr()).toContain(`exporting to ${grpc.url}/ (grpc)`);
+      const calls = grpc.spans.map((span) => span.attributes['gen_ai.tool.call.id']).sort();
+      expect(calls).toEqual(['tc_0', 'tc_1', 'tc_2']);
+      expect(grpc.requests[0]!.metadata['x-tenant']).toBe('t1');
+      expect(grpc.metricsRequests).toBeGreaterThan(0);
+      expect(testbed.receiver.requests).toEqual([]);
+    } finally {
+      await grpc.close();
+    }
   });
 
   it('lets flags win over the environment on the command line', async () => {

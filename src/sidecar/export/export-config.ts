@@ -5,9 +5,9 @@ import { parseHeaders } from './key-value-list.js';
 import { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
 
 /** OTLP transports the sidecar speaks. */
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
+export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
 
-const PROTOCOLS: readonly string[] = ['http/protobuf', 'http/json'];
+const PROTOCOLS: readonly string[] = ['http/protobuf', 'http/json', 'grpc'];
 
 /** Where and how spans are exported; flags set these, the standard variables fill the rest. */
 export interface ExportConfig {
@@ -57,13 +57,13 @@ export function resolveExportConfig(
   const protocolText = overrides.protocol ?? pick('PROTOCOL') ?? 'http/protobuf';
   if (!PROTOCOLS.includes(protocolText)) {
     throw new ConfigurationError(
-      `OTLP protocol '${protocolText}' is not supported: use http/protobuf or http/json`,
+      `OTLP protocol '${protocolText}' is not supported: use http/protobuf, http/json or grpc`,
       { setting: 'OTEL_EXPORTER_OTLP_PROTOCOL' },
     );
   }
   const protocol = protocolText as OtlpProtocol;
   // gRPC has no per-signal path: the endpoint is the server's address, as is.
-  const grpc = false;
+  const grpc = protocol === 'grpc';
   const withPath = (base: string, setting: string): string =>
     grpc ? checkUrl(base, setting) : appendTracesPath(base, setting);
 
@@ -114,21 +114,25 @@ export function resolveExportConfig(
  * The exporter for `config`, one attempt per batch with the outcome classified as OTLP says
  * (the `ReliableSpanProcessor` retries): {@link OtlpHttpSpanExporter} for `http/protobuf`
  * (tooltrace's encoder: encoding is most of the sidecar's export work, and it does it in a third
- * of the time) and `http/json`.
+ * of the time) and `http/json`; `OtlpGrpcSpanExporter` for `grpc`, loaded only then.
  */
-export function createTraceExporter(config: ExportConfig): Promise<SpanTransport & SpanExporter> {
+export async function createTraceExporter(
+  config: ExportConfig,
+): Promise<SpanTransport & SpanExporter> {
   const common = {
     url: config.tracesUrl,
     headers: config.headers,
     compression: config.compression,
     timeoutMs: config.timeoutMs,
   };
-  return Promise.resolve(
-    new OtlpHttpSpanExporter({
-      ...common,
-      encoding: config.protocol === 'http/json' ? 'json' : 'protobuf',
-    }),
-  );
+  if (config.protocol === 'grpc') {
+    const { OtlpGrpcSpanExporter } = await import('./otlp-grpc-span-exporter.js');
+    return new OtlpGrpcSpanExporter(common);
+  }
+  return new OtlpHttpSpanExporter({
+    ...common,
+    encoding: config.protocol === 'http/json' ? 'json' : 'protobuf',
+  });
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -16,4 +16,7 @@ export { ExportRequestError } from './export-request-error.js';
 export { resolveMetricsExport, startMetricsExport } from './metrics-export.js';
 export type { MetricsExport, MetricsExportConfig } from './metrics-export.js';
 export { isRetryableHttpStatus, parseRetryAfter } from './export-outcome.js';
+// The gRPC exporter is not listed: it loads @grpc/grpc-js, which `createTraceExporter` imports
+// only for `grpc`, so the sidecar starts without it otherwise.
+export type { OtlpGrpcSpanExporterOptions } from './otlp-grpc-span-exporter.js';
 export type { ExportOutcome, SpanTransport } from './export-outcome.js';

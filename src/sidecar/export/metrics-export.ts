@@ -8,7 +8,7 @@ import { ConfigurationError } from '../../errors/index.js';
 /** Where and how the sidecar exports metrics, from {@link resolveMetricsExport}. */
 export interface MetricsExportConfig {
   readonly url: string;
-  readonly protocol: 'http/protobuf' | 'http/json';
+  readonly protocol: 'http/protobuf' | 'http/json' | 'grpc';
   readonly intervalMs: number;
   readonly timeoutMs: number;
 }
@@ -60,15 +60,15 @@ export function resolveMetricsExport(
     );
   }
   const protocol = env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL?.trim() || tracesProtocol;
-  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json' && protocol !== 'grpc') {
     throw new ConfigurationError(
-      `OTLP metrics protocol '${protocol}' is not supported: use http/protobuf or http/json`,
+      `OTLP metrics protocol '${protocol}' is not supported: use http/protobuf, http/json or grpc`,
       { setting: 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL' },
     );
   }
   const intervalMs = milliseconds(env, 'OTEL_METRIC_EXPORT_INTERVAL', DEFAULT_INTERVAL_MS);
   return {
-    url: metricsUrl(env, tracesUrl),
+    url: metricsUrl(env, tracesUrl, protocol === 'grpc' && tracesProtocol === 'grpc'),
     protocol,
     intervalMs,
     timeoutMs: Math.min(
@@ -78,14 +78,25 @@ export function resolveMetricsExport(
   };
 }
 
-/** Starts the metrics export `config` describes: a MeterProvider read every interval. */
-export function startMetricsExport(options: MetricsExportOptions): MetricsExport {
+/**
+ * Starts the metrics export `config` describes: a MeterProvider read every interval. The gRPC
+ * exporter (and `@grpc/grpc-js`, a quarter of a second) is loaded only when asked for.
+ */
+export async function startMetricsExport(options: MetricsExportOptions): Promise<MetricsExport> {
   const { config } = options;
   const exporterOptions = { url: config.url, headers: options.headers };
-  const exporter =
-    config.protocol === 'http/json'
-      ? new OtlpJsonMetricExporter(exporterOptions)
-      : new OtlpProtoMetricExporter(exporterOptions);
+  let exporter;
+  if (config.protocol === 'grpc') {
+    const { OTLPMetricExporter } = await import('@opentelemetry/exporter-metrics-otlp-grpc');
+    const metadata = new (await import('@grpc/grpc-js')).Metadata();
+    for (const [key, value] of Object.entries(options.headers)) metadata.set(key, value);
+    exporter = new OTLPMetricExporter({ url: config.url, metadata });
+  } else {
+    exporter =
+      config.protocol === 'http/json'
+        ? new OtlpJsonMetricExporter(exporterOptions)
+        : new OtlpProtoMetricExporter(exporterOptions);
+  }
   const reader = new PeriodicExportingMetricReader({
     exporter,
     exportIntervalMillis: config.intervalMs,
@@ -107,7 +118,7 @@ export function startMetricsExport(options: MetricsExportOptions): MetricsExport
   };
 }
 
-function metricsUrl(env: NodeJS.ProcessEnv, tracesUrl: string): string {
+function metricsUrl(env: NodeJS.ProcessEnv, tracesUrl: string, sameGrpcServer: boolean): string {
   const explicit = env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT?.trim();
   if (explicit !== undefined && explicit !== '') {
     try {
@@ -119,6 +130,8 @@ function metricsUrl(env: NodeJS.ProcessEnv, tracesUrl: string): string {
       );
     }
   }
+  // gRPC serves every signal at one address: the traces server's.
+  if (sameGrpcServer) return tracesUrl;
   if (tracesUrl.endsWith('/v1/traces'))
     return `${tracesUrl.slice(0, -'/v1/traces'.length)}/v1/metrics`;
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || 'http://localhost:4318';

@@ -1,0 +1,168 @@
+import {
+  Client,
+  credentials,
+  Metadata,
+  status as GrpcStatus,
+  type ClientUnaryCall,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import type { ExportResult } from '@opentelemetry/core';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { ExportOutcome, SpanTransport } from './export-outcome.js';
+import { toExportResult } from './otlp-http-span-exporter.js';
+import { decodePartialSuccess, decodeRetryInfoDelay } from './otlp-response.js';
+import { OtlpTraceEncoder } from './otlp-trace-encoder.js';
+import { USER_AGENT } from './user-agent.js';
+
+/** The OTLP trace service's one method. */
+const EXPORT_METHOD = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
+
+/**
+ * gRPC codes OTLP/gRPC says to retry. `RESOURCE_EXHAUSTED` is retried only when the server sent
+ * a `RetryInfo` (it then said recovery is possible); every other code is permanent.
+ */
+const RETRYABLE_CODES = new Set([
+  GrpcStatus.CANCELLED,
+  GrpcStatus.DEADLINE_EXCEEDED,
+  GrpcStatus.ABORTED,
+  GrpcStatus.OUT_OF_RANGE,
+  GrpcStatus.UNAVAILABLE,
+  GrpcStatus.DATA_LOSS,
+]);
+
+/** What a permanent code most likely means, said where the failure is reported. */
+const HINTS: Partial<Record<GrpcStatus, string>> = {
+  [GrpcStatus.UNAUTHENTICATED]: 'check the credentials (--otlp-header, OTEL_EXPORTER_OTLP_HEADERS)',
+  [GrpcStatus.PERMISSION_DENIED]:
+    'check the credentials (--otlp-header, OTEL_EXPORTER_OTLP_HEADERS)',
+  [GrpcStatus.UNIMPLEMENTED]: 'is this an OTLP/gRPC endpoint (port 4317)?',
+};
+
+/** Options for {@link OtlpGrpcSpanExporter}. */
+export interface OtlpGrpcSpanExporterOptions {
+  /** The server, `http://host:4317` (plaintext) or `https://host:4317` (TLS). */
+  url: string;
+  /** Sent as gRPC metadata with every request. */
+  headers?: Record<string, string>;
+  /** @default 'none' */
+  compression?: 'gzip' | 'none';
+  /**
+   * The deadline of one request.
+   * @default 10000
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * OTLP/gRPC span exporter for the sidecar: the same protobuf bytes as OTLP/HTTP (written by
+ * {@link OtlpTraceEncoder}) sent as `TraceService/Export` over `@grpc/grpc-js` with pass-through
+ * serializers, so there is no second encoder and no `.proto` loading. One attempt per batch; the
+ * outcome is classified by gRPC status as the OTLP specification says (see `RETRYABLE_CODES`),
+ * with the server's `RetryInfo` delay; the answer's `partial_success` is read. The stock
+ * `@opentelemetry/exporter-trace-otlp-grpc` retries inside `export()` and reports failures
+ * without the code, which the {@link ReliableSpanProcessor} needs to decide.
+ */
+export class OtlpGrpcSpanExporter implements SpanExporter, SpanTransport {
+  readonly #address: string;
+  readonly #client: Client;
+  readonly #metadata: Metadata;
+  readonly #timeoutMs: number;
+  readonly #encoder = new OtlpTraceEncoder();
+  readonly #calls = new Set<ClientUnaryCall>();
+  #shutdown = false;
+
+  constructor(options: OtlpGrpcSpanExporterOptions) {
+    const url = new URL(options.url);
+    this.#address = url.href;
+    const port = url.port === '' ? (url.protocol === 'https:' ? '443' : '4317') : url.port;
+    this.#client = new Client(
+      `${url.hostname}:${port}`,
+      url.protocol === 'https:' ? credentials.createSsl() : credentials.createInsecure(),
+      {
+        'grpc.primary_user_agent': USER_AGENT,
+        'grpc.enable_retries': 0,
+        ...(options.compression === 'gzip' ? { 'grpc.default_compression_algorithm': 2 } : {}),
+      },
+    );
+    this.#metadata = new Metadata();
+    for (const [key, value] of Object.entries(options.headers ?? {})) {
+      this.#metadata.set(key.toLowerCase(), value);
+    }
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  /** Sends one batch once and tells what came of it; never rejects. */
+  send(spans: readonly ReadableSpan[]): Promise<ExportOutcome> {
+    if (this.#shutdown) {
+      return Promise.resolve({
+        kind: 'permanent',
+        status: 'shutdown',
+        reason: 'the exporter was shut down',
+      });
+    }
+    const body = this.#encoder.encode(spans);
+    return new Promise((resolve) => {
+      const call = this.#client.makeUnaryRequest<Buffer, Buffer>(
+        EXPORT_METHOD,
+        (message) => message,
+        (message) => message,
+        body,
+        this.#metadata,
+        { deadline: Date.now() + this.#timeoutMs },
+        (error, answer) => {
+          this.#calls.delete(call);
+          resolve(error === null ? success(answer) : this.#failure(error));
+        },
+      );
+      this.#calls.add(call);
+    });
+  }
+
+  /** The `SpanExporter` face of {@link send}. */
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    void this.send(spans).then((outcome) => resultCallback(toExportResult(outcome)));
+  }
+
+  /** Cancels calls in flight and closes the channel. Safe to call twice. */
+  shutdown(): Promise<void> {
+    if (this.#shutdown) return Promise.resolve();
+    this.#shutdown = true;
+    for (const call of this.#calls) call.cancel();
+    this.#client.close();
+    return Promise.resolve();
+  }
+
+  #failure(error: ServiceError): ExportOutcome {
+    const name = GrpcStatus[error.code] ?? String(error.code);
+    const said = error.details === '' ? '' : `: ${error.details}`;
+    const details = error.metadata?.get('grpc-status-details-bin')[0];
+    const retryDelayMs = Buffer.isBuffer(details) ? decodeRetryInfoDelay(details) : undefined;
+    const retryable =
+      RETRYABLE_CODES.has(error.code) ||
+      (error.code === GrpcStatus.RESOURCE_EXHAUSTED && retryDelayMs !== undefined);
+    if (retryable) {
+      return {
+        kind: 'retryable',
+        status: name,
+        reason: `${name} from ${this.#address}${said}`,
+        retryAfterMs: retryDelayMs,
+      };
+    }
+    const hint = HINTS[error.code];
+    return {
+      kind: 'permanent',
+      status: name,
+      reason: `${name} from ${this.#address}${hint === undefined ? '' : ` — ${hint}`}${said}`,
+    };
+  }
+}
+
+function success(answer: Buffer | undefined): ExportOutcome {
+  const partial =
+    answer === undefined ? undefined : decodePartialSuccess(answer, 'application/x-protobuf');
+  return {
+    kind: 'success',
+    rejectedSpans: partial?.rejectedSpans ?? 0,
+    rejectionMessage: partial?.errorMessage ?? '',
+  };
+}
