@@ -105,6 +105,11 @@ export interface ReceivedRequest {
   status: number;
   /** Spans or log records the request carried; `0` unless it was accepted. */
   itemCount: number;
+  /**
+   * Spans a trace request refused by a scripted answer carried (decoded only to count them, not
+   * kept), so a test can tell a batch sent once from one sent again; `0` otherwise.
+   */
+  refusedCount: number;
   /** Why the request was refused; `''` when it was accepted. */
   error: string;
 }
@@ -369,6 +374,7 @@ class HttpOtlpReceiver implements OtlpReceiver {
       bytes: 0,
       status: 0,
       itemCount: 0,
+      refusedCount: 0,
       error: '',
     };
     const { bytes, body } = await readRequestBody(request, this.#options.maxBodyBytes);
@@ -382,6 +388,18 @@ class HttpOtlpReceiver implements OtlpReceiver {
   }
 
   /** Decides the answer and, for an accepted request, stores what it carried. */
+  /** How many spans a trace request carries, `0` when it cannot be read. */
+  async #countSpans(body: Buffer | undefined, record: ReceivedRequest): Promise<number> {
+    if (body === undefined) return 0;
+    const plain = await decompressBody(body, record.contentEncoding, this.#options.maxBodyBytes);
+    if (plain.status !== 'success') return 0;
+    try {
+      return decodeTraceRequest(plain.body, record.contentType).length;
+    } catch {
+      return 0;
+    }
+  }
+
   async #answer(record: ReceivedRequest, body: Buffer | undefined): Promise<OtlpAnswer> {
     const signal =
       record.path === TRACES_PATH
@@ -422,6 +440,7 @@ class HttpOtlpReceiver implements OtlpReceiver {
     const headers =
       scripted?.retryAfter === undefined ? undefined : { 'Retry-After': scripted.retryAfter };
     if (status < 200 || status > 299) {
+      record.refusedCount = await this.#countSpans(body, record);
       return {
         ...failure(
           status,

@@ -238,9 +238,12 @@ describe('tooltrace demo with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   it('refuses a bad OTEL_EXPORTER_OTLP_PROTOCOL with exit code 2 before running', async () => {
     const run = await runCli(
       ['demo', '--fast'],
-      childEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }),
+      childEnv({
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/xml',
+      }),
     );
-    expect(run.stderr).toMatch(/^tooltrace demo: OTLP protocol 'grpc' is not supported/);
+    expect(run.stderr).toMatch(/^tooltrace demo: OTLP protocol 'http\/xml' is not supported/);
     expect(run.stdout).toBe('');
     expect(run.code).toBe(2);
   });

@@ -32,8 +32,10 @@ describe('tooltrace sidecar export failures', () => {
     const sidecar = run(journalText({ calls: 600 }));
 
     expect(await sidecar.exited).toEqual({ code: 3, signal: null });
-    // 600 spans in batches of at most 512: two requests, none sent again or split.
-    expect(testbed.receiver.requests.map((request) => request.status)).toEqual([400, 400]);
+    // Each span went out in exactly one request: no batch was sent again or split.
+    const requests = testbed.receiver.requests;
+    expect(requests.every((request) => request.status === 400)).toBe(true);
+    expect(requests.reduce((sum, request) => sum + request.refusedCount, 0)).toBe(600);
     expect(sidecar.stderr()).toContain('attribute value too long');
     expect(sidecar.stderr()).toMatch(
       /600 spans refused by the endpoint \(600 dropped \[400: 600\]/,

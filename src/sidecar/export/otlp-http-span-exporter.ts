@@ -3,7 +3,6 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ExportRequestError } from './export-request-error.js';
 import {
@@ -13,6 +12,7 @@ import {
   type SpanTransport,
 } from './export-outcome.js';
 import { OtlpTraceEncoder } from './otlp-trace-encoder.js';
+import { OtlpTraceJsonEncoder } from './otlp-trace-json.js';
 import { decodePartialSuccess, decodeRpcStatus } from './otlp-response.js';
 import { USER_AGENT } from './user-agent.js';
 
@@ -47,7 +47,8 @@ export interface OtlpHttpSpanExporterOptions {
  * date), every other status is permanent, with the decoded `google.rpc.Status` message and a
  * hint; a 2xx answer's `partial_success` is read. Retrying and backing off are the
  * {@link ReliableSpanProcessor}'s job. Protobuf is encoded by {@link OtlpTraceEncoder} (a third
- * of the stock serializer's cost); JSON by the stock serializer. `shutdown()` destroys the
+ * of the stock serializer's cost), JSON by {@link OtlpTraceJsonEncoder}, with one number type per
+ * attribute key in both. `shutdown()` destroys the
  * connections, so a process that must stop is not held by a request to an endpoint that hangs.
  */
 export class OtlpHttpSpanExporter implements SpanExporter, SpanTransport {
@@ -58,13 +59,14 @@ export class OtlpHttpSpanExporter implements SpanExporter, SpanTransport {
   readonly #timeoutMs: number;
   readonly #agent: HttpAgent;
   readonly #request: typeof httpRequest;
-  readonly #encoder = new OtlpTraceEncoder();
+  readonly #encoder: { encode(spans: readonly ReadableSpan[]): Uint8Array };
   readonly #inFlight = new Set<Promise<unknown>>();
   #shutdown = false;
 
   constructor(options: OtlpHttpSpanExporterOptions) {
     this.#url = new URL(options.url);
     this.#json = options.encoding === 'json';
+    this.#encoder = this.#json ? new OtlpTraceJsonEncoder() : new OtlpTraceEncoder();
     this.#compress = options.compression === 'gzip';
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#headers = {
@@ -91,9 +93,7 @@ export class OtlpHttpSpanExporter implements SpanExporter, SpanTransport {
     }
     let body: Uint8Array;
     try {
-      body = this.#json
-        ? JsonTraceSerializer.serializeRequest(spans as ReadableSpan[])!
-        : this.#encoder.encode(spans);
+      body = this.#encoder.encode(spans);
     } catch (error) {
       return Promise.resolve({
         kind: 'permanent',

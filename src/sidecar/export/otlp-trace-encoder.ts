@@ -1,5 +1,6 @@
 import type { AttributeValue, Attributes, HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { NumberTypes } from './number-types.js';
 
 /** Wire types of the protobuf encoding. */
 const VARINT = 0;
@@ -26,12 +27,24 @@ const MAX_CACHED_KEYS = 4096;
  * same messages as the stock `ProtobufTraceSerializer` (spans grouped by resource and
  * instrumentation scope, by identity) at a fraction of its cost, which matters because encoding
  * dominates the sidecar's export work. Reuse one encoder: its buffer and key cache are kept.
+ *
+ * Numbers keep one OTLP type per attribute key ({@link NumberTypes}). What an SDK span can hold
+ * is all there is to write: its attribute values are strings, numbers, booleans and arrays of
+ * them (the SDK has no bytes or key-value-list attributes), and its instrumentation scope has a
+ * name, version and schema URL but no attributes; so the encoder writes no `bytes_value`,
+ * `kvlist_value` or scope attributes, since none can reach it.
  */
 export class OtlpTraceEncoder {
   #buffer = Buffer.allocUnsafe(1024 * 1024);
   #view = new DataView(this.#buffer.buffer, this.#buffer.byteOffset, this.#buffer.byteLength);
   #position = 0;
   readonly #keys = new Map<string, Buffer>();
+  readonly #numbers: NumberTypes;
+
+  /** `numbers` decides int or double per key; share one with other encoders of the same stream. */
+  constructor(numbers: NumberTypes = new NumberTypes()) {
+    this.#numbers = numbers;
+  }
 
   /** The request body for `spans`, a fresh copy the caller owns. */
   encode(spans: readonly ReadableSpan[]): Buffer {
@@ -130,7 +143,11 @@ export class OtlpTraceEncoder {
       const keyValue = this.#begin(field);
       this.#key(key);
       const anyValue = this.#begin(2);
-      this.#anyValue(value);
+      const double =
+        typeof value === 'number'
+          ? this.#numbers.isDouble(key, value)
+          : Array.isArray(value) && this.#numbers.isDoubleArray(key, value);
+      this.#anyValue(value, double);
       this.#end(anyValue);
       this.#end(keyValue);
     }
@@ -154,11 +171,12 @@ export class OtlpTraceEncoder {
     this.#position += encoded.length;
   }
 
-  #anyValue(value: AttributeValue): void {
+  /** One value; `double` says how numbers go out (see {@link NumberTypes}). */
+  #anyValue(value: AttributeValue, double: boolean): void {
     if (typeof value === 'string') {
       this.#string(1, value);
     } else if (typeof value === 'number') {
-      if (Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) {
+      if (!double && Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) {
         this.#varintField(3, value);
       } else {
         this.#ensure(9);
@@ -172,7 +190,7 @@ export class OtlpTraceEncoder {
       const array = this.#begin(5);
       for (const item of value as unknown[]) {
         const entry = this.#begin(1);
-        if (item !== null && item !== undefined) this.#anyValue(item as AttributeValue);
+        if (item !== null && item !== undefined) this.#anyValue(item as AttributeValue, double);
         this.#end(entry);
       }
       this.#end(array);
