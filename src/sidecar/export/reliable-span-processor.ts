@@ -34,7 +34,7 @@ export interface ReliableSpanProcessorOptions {
   /**
    * First wait after a retryable failure; doubled per failure up to `maxBackoffMs`, each wait
    * drawn between half and all of it (jitter), so sidecars that failed together do not retry
-   * together.
+   * together. A `Retry-After` longer than the wait lengthens it.
    * @default 500
    */
   initialBackoffMs?: number;
@@ -287,9 +287,13 @@ export class ReliableSpanProcessor implements SpanProcessor {
     // Back in front, whole: it is retried before newer spans, never dropped.
     this.#retries.unshift(batch);
     this.#retrySpans += batch.length;
+    // Retry-After says "not before": a shorter one than the backoff (`0` from a busy endpoint)
+    // must not turn retrying into a busy loop.
     const jittered = this.#backoffMs * (0.5 + Math.random() * 0.5);
     const waitMs =
-      retryAfterMs === undefined ? jittered : Math.min(retryAfterMs, this.#maxRetryAfterMs);
+      retryAfterMs === undefined
+        ? jittered
+        : Math.max(jittered, Math.min(retryAfterMs, this.#maxRetryAfterMs));
     this.#retryAt = Math.max(this.#retryAt, Date.now() + waitMs);
     this.#backoffMs = Math.min(this.#backoffMs * 2, this.#maxBackoffMs);
   }
