@@ -19,9 +19,11 @@ const DEFAULT_WAIT_MS = 10_000;
 export interface GrpcScriptedAnswer {
   /** gRPC status code (14 UNAVAILABLE, 7 PERMISSION_DENIED, …). @default 0 (OK) */
   code?: number;
+  /** The status message of a failure. @default 'scripted answer' */
   message?: string;
   /** Sends a `RetryInfo` with this delay in the status details. */
   retryDelayMs?: number;
+  /** For code 0: spans to report as rejected, and why. */
   partialSuccess?: { rejectedSpans: number; errorMessage?: string };
   /** Answer only after this many milliseconds. @default 0 */
   delayMs?: number;
@@ -46,11 +48,15 @@ export interface ReceivedGrpcRequest {
 export interface OtlpGrpcReceiver {
   /** `http://127.0.0.1:PORT`: the value for `OTEL_EXPORTER_OTLP_ENDPOINT` with `grpc`. */
   readonly url: string;
+  /** Spans received so far, in arrival order. */
   readonly spans: readonly ReceivedSpan[];
+  /** Every trace export answered so far, refused ones included. */
   readonly requests: readonly ReceivedGrpcRequest[];
   /** Metrics export requests accepted so far. */
   readonly metricsRequests: number;
+  /** Resolves once `count` spans arrived; rejects with a `ReceiverWaitError` after `timeoutMs`. */
   waitForSpans(count: number, timeoutMs?: number): Promise<ReceivedSpan[]>;
+  /** Like {@link OtlpGrpcReceiver.waitForSpans}, for answered trace exports. */
   waitForRequests(count: number, timeoutMs?: number): Promise<ReceivedGrpcRequest[]>;
   /** Answers the next trace exports with `answers`, one each, in order. */
   answerNext(...answers: GrpcScriptedAnswer[]): void;

@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/errors/index.js';
-import { resolveExportConfig, runSidecar, type SidecarOptions } from '../../src/sidecar/index.js';
+import { resolveExportConfig } from '../../src/sidecar/export/index.js';
+import { runSidecar, type SidecarOptions } from '../../src/sidecar/index.js';
 import { startOtlpGrpcReceiver } from '../../src/testing/index.js';
 import { journalText } from './journal-lines.js';
 import { startSidecar, useReceiver } from './sidecar-process.js';
@@ -32,7 +33,10 @@ describe('sidecar export configuration', () => {
     await exportTwoCalls({ OTEL_EXPORTER_OTLP_ENDPOINT: `${testbed.receiver.url}/` });
 
     expect(testbed.receiver.spans).toHaveLength(2);
-    expect(testbed.receiver.requests.map((request) => request.path)).toEqual(['/v1/traces']);
+    // Metrics go beside the traces, flushed at the end.
+    expect(new Set(testbed.receiver.requests.map((request) => request.path))).toEqual(
+      new Set(['/v1/traces', '/v1/metrics']),
+    );
   });
 
   it('uses OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, over the generic one', async () => {

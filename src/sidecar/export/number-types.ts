@@ -1,14 +1,15 @@
 import {
+  ATTR_GEN_AI_TIME_TO_FIRST_CHUNK,
+  ATTR_LLM_COST_USD,
   ATTR_STREAM_LAST_PROGRESS,
   ATTR_STREAM_PROGRESS,
   ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS,
-} from '../../otel/index.js';
+} from '../../otel/attribute-names.js';
 
 /** tooltrace's own attributes whose values are fractional by nature: always doubles. */
 const FRACTIONAL_KEYS = [
-  // Not exported by tooltrace/otel; spelled as in its attribute-names.ts.
-  'gen_ai.response.time_to_first_chunk',
-  'tooltrace.llm.cost_usd',
+  ATTR_GEN_AI_TIME_TO_FIRST_CHUNK,
+  ATTR_LLM_COST_USD,
   ATTR_STREAM_LAST_PROGRESS,
   ATTR_STREAM_PROGRESS,
   ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS,
