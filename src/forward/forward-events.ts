@@ -234,13 +234,16 @@ class EventForwarder implements Forwarder {
     const batch = this.#queue.splice(0, this.#batchSize);
     this.#inFlight = batch.length;
     const body = `${batch.join('\n')}\n`;
-    void this.#deliver(body).then((outcome) => {
+    void this.#deliver(body, batch.length).then((outcome) => {
       this.#sending = false;
       this.#inFlight = 0;
       if (this.#abandon.signal.aborted) return;
       if (outcome.kind === 'retryable') {
         this.#stats.retries += 1;
-        this.#queue = batch.concat(this.#queue);
+        // A sidecar whose queue filled mid-body took the lines before `unread`: resend the rest.
+        const unread = outcome.unread ?? batch.length;
+        this.#stats.sent += batch.length - unread;
+        this.#queue = batch.slice(batch.length - unread).concat(this.#queue);
         const delay = outcome.retryAfterMs ?? this.#backoffMs;
         this.#backoffMs = Math.min(this.#backoffMs * 2, this.#maxBackoffMs);
         this.#retryAt = Date.now() + delay;
@@ -263,7 +266,7 @@ class EventForwarder implements Forwarder {
     });
   }
 
-  async #deliver(body: string): Promise<SendOutcome> {
+  async #deliver(body: string, lines: number): Promise<SendOutcome> {
     try {
       if (this.#file !== undefined) {
         this.#handle ??= open(this.#file, 'a');
@@ -289,17 +292,23 @@ class EventForwarder implements Forwarder {
           this.#abandon.signal,
         ]),
       });
-      await response.arrayBuffer().catch(() => undefined);
+      const answer = await response.text().catch(() => '');
       if (response.ok) return { kind: 'success' };
+      const said = parseAnswer(answer);
       if (response.status === 429 || response.status >= 500) {
         const retryAfter = Number(response.headers.get('retry-after'));
+        const unread = said.unread;
         return {
           kind: 'retryable',
           retryAfterMs:
             Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined,
+          ...(unread !== undefined && unread < lines ? { unread } : {}),
         };
       }
-      return { kind: 'refused', message: `HTTP ${response.status}` };
+      return {
+        kind: 'refused',
+        message: `HTTP ${response.status}${said.error === undefined ? '' : `: ${said.error}`}`,
+      };
     } catch (error) {
       if (this.#file !== undefined) this.#handle = undefined;
       return { kind: 'retryable', retryAfterMs: undefined, error };
@@ -309,5 +318,20 @@ class EventForwarder implements Forwarder {
 
 type SendOutcome =
   | { kind: 'success' }
-  | { kind: 'retryable'; retryAfterMs: number | undefined; error?: unknown }
+  | { kind: 'retryable'; retryAfterMs: number | undefined; error?: unknown; unread?: number }
   | { kind: 'refused'; message: string };
+
+/** The sidecar's JSON answer: its `error` message, and how many lines it left `unread`. */
+function parseAnswer(text: string): { error?: string; unread?: number } {
+  try {
+    const value = JSON.parse(text) as { error?: unknown; unread?: unknown };
+    return {
+      ...(typeof value.error === 'string' ? { error: value.error } : {}),
+      ...(Number.isSafeInteger(value.unread) && (value.unread as number) >= 0
+        ? { unread: value.unread as number }
+        : {}),
+    };
+  } catch {
+    return {};
+  }
+}

@@ -275,7 +275,20 @@ export class HttpIntake {
       send(response, 500, 'application/json', json({ error: String(error) }));
       return;
     }
-    send(response, 200, 'application/json', json(outcome));
+    if ((outcome.unread ?? 0) > 0) {
+      // The queue filled while this body was read: what was read is taken, the rest is not.
+      // 429 tells a plain client to send again (a resent line is recognized by its event id);
+      // `unread` tells ours to send only the rest.
+      response.setHeader('Retry-After', String(this.#retryAfterSeconds));
+      send(response, 429, 'application/json', json(outcome));
+      return;
+    }
+    send(
+      response,
+      200,
+      'application/json',
+      json({ accepted: outcome.accepted, rejected: outcome.rejected }),
+    );
   }
 
   /** Answers 408 and cuts the connection when the body has not arrived in time. */

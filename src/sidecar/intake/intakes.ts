@@ -109,7 +109,8 @@ export class Intakes {
             tokens,
             protectMetrics: !isLoopbackHost(address.host),
             ...definedLimits(options),
-            ingest: (body, client) => options.pipeline.ingestBody(body, 'http', client),
+            ingest: (body, client) =>
+              options.pipeline.ingestBody(body, 'http', client, options.isFull),
             isFull: options.isFull,
             isReady: options.isReady,
             renderMetrics: options.renderMetrics,

@@ -172,10 +172,19 @@ export class EventPipeline {
    * Decodes and replays a whole NDJSON body (one HTTP request) and resolves with what became of
    * it. The body is replayed {@link BODY_SLICE_BYTES} at a time with a turn of the event loop
    * between slices: a 16 MiB body takes about a second of CPU, and probes and other clients
-   * must not wait for it.
+   * must not wait for it. The queue budget is charged line by line: once `isFull()` says so
+   * after a line, the lines after it are left unread (counted in `unread`), so no single request
+   * can overshoot the budget by more than the spans one line ends.
    */
-  async ingestBody(body: Uint8Array, sourceName: string, client = ''): Promise<IntakeOutcome> {
+  async ingestBody(
+    body: Uint8Array,
+    sourceName: string,
+    client = '',
+    isFull?: () => boolean,
+  ): Promise<IntakeOutcome> {
     let accepted = 0;
+    let unread = 0;
+    let full = false;
     const rejected: Record<string, number> = {};
     const count = (reason: string): void => {
       rejected[reason] = (rejected[reason] ?? 0) + 1;
@@ -184,18 +193,26 @@ export class EventPipeline {
     const splitter = new LineSplitter({
       maxLineBytes: this.#maxLineBytes,
       onLine: (line) => {
+        if (full) {
+          unread += 1;
+          return;
+        }
         const result = this.#ingest(line, sourceName, undefined, 0, 0, client);
         if (result === true) accepted += 1;
         else count(result);
+        full = isFull?.() ?? false;
       },
-      onOversizedLine: () => count('too_large'),
+      onOversizedLine: () => {
+        if (full) unread += 1;
+        else count('too_large');
+      },
     });
     for (let start = 0; start < body.length; start += BODY_SLICE_BYTES) {
       if (start > 0) await yieldToEventLoop();
       splitter.push(body.subarray(start, start + BODY_SLICE_BYTES));
     }
     splitter.end();
-    return { accepted, rejected };
+    return { accepted, rejected, unread };
   }
 
   /** Decodes and replays one line: `true`, or the reason it was rejected (not yet counted). */
