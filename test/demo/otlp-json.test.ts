@@ -55,7 +55,7 @@ describe('encodeOtlpJson()', () => {
       negativeBigint: -9_223_372_036_854_775_808n,
       bytes: new Uint8Array([0, 1, 2, 254, 255]),
       strings: ['a', 'b'],
-      mixed: ['a', 1, 2.5, true, 12_345_678_901_234_567_890n],
+      mixed: ['a', 1, 2.5, true, 1_234_567_890_123_456_789n],
       emptyArray: [],
       nested: { level: 1, inner: { list: [{ deep: 'yes' }], bytes: new Uint8Array([7]) } },
       emptyObject: {},
