@@ -29,6 +29,7 @@ Options:
   --otlp-protocol P           http/protobuf (default), http/json or grpc
   --otlp-header K=V           extra export header; repeatable
   --otlp-compression C        gzip or none
+  --max-retry-after DURATION  longest Retry-After obeyed before retrying anyway (60s)
   --service-name NAME         service.name (default: $OTEL_SERVICE_NAME, else tooltrace-sidecar)
   --capture-content           record arguments, payloads and outputs (truncated, redacted)
   --max-queue-spans N         spans waiting for export before intake pushes back (50000)
@@ -100,6 +101,7 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
       'otlp-protocol': { type: 'string' },
       'otlp-header': { type: 'string', multiple: true },
       'otlp-compression': { type: 'string' },
+      'max-retry-after': { type: 'string' },
       'service-name': { type: 'string' },
       'capture-content': { type: 'boolean' },
       'max-queue-spans': { type: 'string' },
@@ -198,6 +200,7 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
   }
   if (values['agent-name'] !== undefined) options.agentName = values['agent-name'];
   assign('shutdownTimeoutMs', duration('shutdown-timeout', values['shutdown-timeout']));
+  assign('maxRetryAfterMs', duration('max-retry-after', values['max-retry-after']));
   assign('statusIntervalMs', duration('status-interval', values['status-interval']));
   return { help: false, options };
 }

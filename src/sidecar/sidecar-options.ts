@@ -38,6 +38,11 @@ export interface SidecarOptions {
   otlpHeaders?: Record<string, string>;
   /** `gzip` or `none`; overrides `OTEL_EXPORTER_OTLP_COMPRESSION`. */
   otlpCompression?: string;
+  /**
+   * The longest wait an endpoint's `Retry-After` (or gRPC `RetryInfo`) is obeyed for.
+   * @default 60000
+   */
+  maxRetryAfterMs?: number;
   /** `service.name` of the exported resource; overrides `OTEL_SERVICE_NAME`. @default 'tooltrace-sidecar' */
   serviceName?: string;
   /**

@@ -108,6 +108,9 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
       ...(options.otlpProtocol === undefined ? {} : { protocol: options.otlpProtocol }),
       ...(options.otlpHeaders === undefined ? {} : { headers: options.otlpHeaders }),
       ...(options.otlpCompression === undefined ? {} : { compression: options.otlpCompression }),
+      ...(options.maxRetryAfterMs === undefined
+        ? {}
+        : { maxRetryAfterMs: options.maxRetryAfterMs }),
     },
     env,
   );

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/errors/index.js';
 import { resolveExportConfig } from '../../src/sidecar/export/index.js';
+import { resolveSidecarSettings } from '../../src/sidecar/sidecar-settings.js';
 import { runSidecar, type SidecarOptions } from '../../src/sidecar/index.js';
 import { startOtlpGrpcReceiver } from '../../src/testing/index.js';
 import { journalText } from './journal-lines.js';
@@ -151,6 +152,16 @@ describe('sidecar export configuration', () => {
       /OTEL_EXPORTER_OTLP_HEADERS/,
     );
     await expect(refuse({}, { stdin: false })).rejects.toThrow(/at least one source/);
+  });
+
+  it('bounds Retry-After by --max-retry-after, 60 s unless set', () => {
+    expect(resolveSidecarSettings({ stdin: true, env: {} }).exportConfig.maxRetryAfterMs).toBe(
+      60_000,
+    );
+    expect(
+      resolveSidecarSettings({ stdin: true, env: {}, maxRetryAfterMs: 5000 }).exportConfig
+        .maxRetryAfterMs,
+    ).toBe(5000);
   });
 
   it('takes a gRPC endpoint as the server address, 4317 by default, with no path', () => {
