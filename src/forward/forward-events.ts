@@ -296,12 +296,10 @@ class EventForwarder implements Forwarder {
       if (response.ok) return { kind: 'success' };
       const said = parseAnswer(answer);
       if (response.status === 429 || response.status >= 500) {
-        const retryAfter = Number(response.headers.get('retry-after'));
         const unread = said.unread;
         return {
           kind: 'retryable',
-          retryAfterMs:
-            Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined,
+          retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
           ...(unread !== undefined && unread < lines ? { unread } : {}),
         };
       }
@@ -334,4 +332,13 @@ function parseAnswer(text: string): { error?: string; unread?: number } {
   } catch {
     return {};
   }
+}
+
+/** `Retry-After` as delay-seconds or an HTTP date, in milliseconds from now. */
+function retryAfterMs(header: string | null): number | undefined {
+  const text = header?.trim() ?? '';
+  if (/^\d+$/.test(text)) return Number(text) > 0 ? Number(text) * 1000 : undefined;
+  if (!/^[A-Za-z]/.test(text)) return undefined;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }

@@ -175,4 +175,31 @@ describe('forwardEvents', () => {
     expect(forwarder.stats()).toMatchObject({ sent: 0, queued: 0, abandoned: 3 });
     expect(forwarder.stats().retries).toBeGreaterThan(0);
   });
+
+  it('waits until the HTTP date a 503 Retry-After names', async () => {
+    // HTTP dates have whole seconds: the date about 1.5 s ahead, as it is sent.
+    const retryAt = Math.floor((Date.now() + 1500) / 1000) * 1000;
+    const attempts: number[] = [];
+    const server = createServer((request, response) => {
+      attempts.push(Date.now());
+      request.resume();
+      request.on('end', () =>
+        attempts.length === 1
+          ? response.writeHead(503, { 'Retry-After': new Date(retryAt).toUTCString() }).end()
+          : response.writeHead(200).end(),
+      );
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const bus = new EventBus();
+    const forwarder = forwardEvents(bus, {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      initialBackoffMs: 10,
+    });
+    bus.emit('note', { index: 0 });
+
+    expect(await forwarder.close(10_000)).toBe(true);
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1]!).toBeGreaterThanOrEqual(retryAt);
+  });
 });
