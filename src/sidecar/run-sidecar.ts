@@ -11,7 +11,7 @@ import {
 import { VERSION } from '../version.js';
 import type { SidecarOptions } from './sidecar-options.js';
 import { resolveSidecarSettings } from './sidecar-settings.js';
-import { SIDECAR_EXIT_CODE } from './sidecar-exit-code.js';
+import { exitCodeFor } from './sidecar-exit-code.js';
 import { shutDownSidecar } from './sidecar-shutdown.js';
 import { printable } from './printable.js';
 import { SidecarStatus } from './sidecar-status.js';
@@ -135,24 +135,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
       status.stop();
       deadline.cancel();
       clearInterval(keepAlive);
-      const { dropped, droppedByStatus, rejected } = processor.stats();
-      let code: number = SIDECAR_EXIT_CODE.ok;
-      if (dropped + rejected > 0) {
-        const statuses = Object.entries(droppedByStatus)
-          .map(([name, count]) => `${name}: ${count}`)
-          .join(', ');
-        log(
-          `tooltrace sidecar: ${dropped + rejected} spans refused by the endpoint` +
-            ` (${dropped} dropped${statuses === '' ? '' : ` [${statuses}]`}, ${rejected} rejected)`,
-        );
-        code = SIDECAR_EXIT_CODE.refused;
-      }
-      if (undelivered > 0) code = SIDECAR_EXIT_CODE.undelivered;
-      if (code !== SIDECAR_EXIT_CODE.ok) {
-        log(
-          `tooltrace sidecar: ${undelivered + dropped + rejected} spans were not delivered; exit code ${code}`,
-        );
-      }
+      const code = exitCodeFor(processor.stats(), undelivered, log);
       resolveDone(code);
       return code;
     })();
