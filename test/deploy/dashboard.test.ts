@@ -62,8 +62,13 @@ describe('the metrics tooltrace emits, as Prometheus stores them', () => {
   it("include the sidecar's health, refusals among them", () => {
     expect(
       instruments.filter((instrument) => instrument.name.startsWith('tooltrace.sidecar.')),
-    ).toHaveLength(7);
-    expect(series.map((entry) => entry.name)).toContain('tooltrace_sidecar_spans_refused_total');
+    ).toHaveLength(8);
+    expect(series.map((entry) => entry.name)).toEqual(
+      expect.arrayContaining([
+        'tooltrace_sidecar_spans_dropped_total',
+        'tooltrace_sidecar_spans_rejected_total',
+      ]),
+    );
   });
 
   it('are named by the translation strategy deploy/prometheus/prometheus.yml sets', () => {
@@ -124,7 +129,8 @@ describe(DASHBOARD_FILE, () => {
         'tooltrace.sidecar.events.received',
         'tooltrace.sidecar.events.rejected',
         'tooltrace.sidecar.spans.exported',
-        'tooltrace.sidecar.spans.refused',
+        'tooltrace.sidecar.spans.dropped',
+        'tooltrace.sidecar.spans.rejected',
         'tooltrace.sidecar.export.queue.depth',
       ]),
     );

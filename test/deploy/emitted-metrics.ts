@@ -35,7 +35,7 @@ class CollectingReader extends MetricReader {
  * Every instrument the library and the sidecar record, read from a real MeterProvider after
  * driving the code that records them: {@link AgentMetrics} through each of its methods with
  * every optional attribute present (a failed call with an agent name, a streamed call, a turn,
- * a model call with both token kinds), and {@link SidecarMetrics.observe} with a source. So the
+ * a model call with both token kinds), and {@link SidecarMetrics.observe} with a source and a dropped batch. So the
  * names, units, kinds and attribute keys are the ones the source really emits, not a copy.
  */
 export async function emittedInstruments(): Promise<EmittedInstrument[]> {
@@ -75,6 +75,8 @@ export async function emittedInstruments(): Promise<EmittedInstrument[]> {
 
     const sidecar = new SidecarMetrics();
     sidecar.received('http');
+    // Spans dropped are counted by status: there is a series only once one was.
+    sidecar.dropped('404', 1);
     sidecar.setGauges({ openSpans: () => 1, queueDepth: () => 2, pinnedCalls: () => 0 });
     sidecar.observe(provider.getMeter('tooltrace-sidecar'));
 
