@@ -66,8 +66,11 @@ export async function startSpanExport(options: SpanExportOptions): Promise<Relia
       done(spans);
       if (!reportedStatuses.has(status)) {
         reportedStatuses.add(status);
+        const first = spans[0];
+        const named =
+          first === undefined ? '' : `, ${first.name} (${first.spanContext().spanId}) among them`;
         log(
-          `tooltrace sidecar: export refused for good: ${reason}; ${spans.length} spans dropped (not retried; counted in tooltrace_spans_dropped_total)`,
+          `tooltrace sidecar: export refused for good: ${reason}; ${spans.length} spans dropped${named} (not retried; counted in tooltrace_spans_dropped_total)`,
         );
       }
       options.onDropped?.(status);
