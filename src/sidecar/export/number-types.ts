@@ -29,6 +29,11 @@ const MAX_KEYS = 4096;
 export class NumberTypes {
   readonly #doubles = new Set<string>(FRACTIONAL_KEYS);
 
+  /** Whether numbers of `key` are doubles already, whatever the next value. */
+  isDoubleKey(key: string): boolean {
+    return this.#doubles.has(key);
+  }
+
   /** Whether `value` (of attribute `key`) is written as a double. */
   isDouble(key: string, value: number): boolean {
     if (this.#doubles.has(key)) return true;

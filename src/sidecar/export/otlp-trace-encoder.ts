@@ -38,7 +38,7 @@ export class OtlpTraceEncoder {
   #buffer = Buffer.allocUnsafe(1024 * 1024);
   #view = new DataView(this.#buffer.buffer, this.#buffer.byteOffset, this.#buffer.byteLength);
   #position = 0;
-  readonly #keys = new Map<string, Buffer>();
+  readonly #keys = new Map<string, EncodedKey>();
   readonly #numbers: NumberTypes;
 
   /** `numbers` decides int or double per key; share one with other encoders of the same stream. */
@@ -141,34 +141,51 @@ export class OtlpTraceEncoder {
       const value = attributes[key];
       if (value === undefined || value === null) continue;
       const keyValue = this.#begin(field);
-      this.#key(key);
+      const entry = this.#key(key);
       const anyValue = this.#begin(2);
-      const double =
-        typeof value === 'number'
-          ? this.#numbers.isDouble(key, value)
-          : Array.isArray(value) && this.#numbers.isDoubleArray(key, value);
-      this.#anyValue(value, double);
+      // The number type rides on the key cache: one map lookup per attribute, as before.
+      if (typeof value === 'string') {
+        this.#string(1, value);
+      } else if (typeof value === 'number') {
+        if (!entry.double && Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) {
+          this.#varintField(3, value);
+        } else {
+          entry.double = true;
+          this.#numbers.isDouble(key, value);
+          this.#double(value);
+        }
+      } else {
+        if (!entry.double && Array.isArray(value)) {
+          entry.double = this.#numbers.isDoubleArray(key, value);
+        }
+        this.#anyValue(value, entry.double);
+      }
       this.#end(anyValue);
       this.#end(keyValue);
     }
   }
 
-  /** `KeyValue.key`, encoded once per distinct key. */
-  #key(key: string): void {
-    let encoded = this.#keys.get(key);
-    if (encoded === undefined) {
+  /** `KeyValue.key`, encoded once per distinct key; returns the key's cache entry. */
+  #key(key: string): EncodedKey {
+    let entry = this.#keys.get(key);
+    if (entry === undefined) {
       const bytes = Buffer.from(key, 'utf8');
-      encoded = Buffer.concat([
-        Buffer.from([tag(1, LENGTH_DELIMITED)]),
-        varint(bytes.length),
-        bytes,
-      ]);
-      if (this.#keys.size < MAX_CACHED_KEYS) this.#keys.set(key, encoded);
+      entry = {
+        bytes: Buffer.concat([
+          Buffer.from([tag(1, LENGTH_DELIMITED)]),
+          varint(bytes.length),
+          bytes,
+        ]),
+        double: this.#numbers.isDoubleKey(key),
+      };
+      if (this.#keys.size < MAX_CACHED_KEYS) this.#keys.set(key, entry);
     }
+    const encoded = entry.bytes;
     this.#ensure(encoded.length);
     // TypedArray#set is a V8 builtin: no trip into C++ as Buffer#copy takes.
     this.#buffer.set(encoded, this.#position);
     this.#position += encoded.length;
+    return entry;
   }
 
   /** One value; `double` says how numbers go out (see {@link NumberTypes}). */
@@ -179,10 +196,7 @@ export class OtlpTraceEncoder {
       if (!double && Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) {
         this.#varintField(3, value);
       } else {
-        this.#ensure(9);
-        this.#byte(tag(4, FIXED64));
-        this.#view.setFloat64(this.#position, value, true);
-        this.#position += 8;
+        this.#double(value);
       }
     } else if (typeof value === 'boolean') {
       this.#varintField(2, value ? 1 : 0);
@@ -195,6 +209,14 @@ export class OtlpTraceEncoder {
       }
       this.#end(array);
     }
+  }
+
+  /** `AnyValue.double_value`. */
+  #double(value: number): void {
+    this.#ensure(9);
+    this.#byte(tag(4, FIXED64));
+    this.#view.setFloat64(this.#position, value, true);
+    this.#position += 8;
   }
 
   /** Starts a length-delimited field; returns where its length goes. */
@@ -323,6 +345,13 @@ export class OtlpTraceEncoder {
     this.#buffer = grown;
     this.#view = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
   }
+}
+
+/** An attribute key as the encoder keeps it: its `KeyValue.key` bytes, and whether its numbers
+ * go out as doubles ({@link NumberTypes}). */
+interface EncodedKey {
+  readonly bytes: Buffer;
+  double: boolean;
 }
 
 function flags(traceFlags: number, isRemote: boolean | undefined): number {
