@@ -11,8 +11,8 @@ import {
   type ExportOutcome,
   type SpanTransport,
 } from './export-outcome.js';
+import { OtlpJsonTraceEncoder } from './otlp-json-encoder.js';
 import { OtlpTraceEncoder } from './otlp-trace-encoder.js';
-import { OtlpTraceJsonEncoder } from './otlp-trace-json.js';
 import { decodePartialSuccess, decodeRpcStatus } from './otlp-response.js';
 import { USER_AGENT } from './user-agent.js';
 
@@ -47,7 +47,7 @@ export interface OtlpHttpSpanExporterOptions {
  * date), every other status is permanent, with the decoded `google.rpc.Status` message and a
  * hint; a 2xx answer's `partial_success` is read. Retrying and backing off are the
  * {@link ReliableSpanProcessor}'s job. Protobuf is encoded by {@link OtlpTraceEncoder} (a third
- * of the stock serializer's cost), JSON by {@link OtlpTraceJsonEncoder}, with one number type per
+ * of the stock serializer's cost), JSON by {@link OtlpJsonTraceEncoder}, with one number type per
  * attribute key in both. `shutdown()` destroys the
  * connections, so a process that must stop is not held by a request to an endpoint that hangs.
  */
@@ -66,7 +66,7 @@ export class OtlpHttpSpanExporter implements SpanExporter, SpanTransport {
   constructor(options: OtlpHttpSpanExporterOptions) {
     this.#url = new URL(options.url);
     this.#json = options.encoding === 'json';
-    this.#encoder = this.#json ? new OtlpTraceJsonEncoder() : new OtlpTraceEncoder();
+    this.#encoder = this.#json ? new OtlpJsonTraceEncoder() : new OtlpTraceEncoder();
     this.#compress = options.compression === 'gzip';
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#headers = {

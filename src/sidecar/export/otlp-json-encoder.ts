@@ -1,0 +1,344 @@
+import { SpanStatusCode, type Attributes, type HrTime } from '@opentelemetry/api';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+
+/** OTLP span flags: the low byte is the W3C trace flags; these say whether the parent is remote. */
+const FLAG_HAS_IS_REMOTE = 0x100;
+const FLAG_IS_REMOTE = 0x200;
+const INT64_MIN = -(2 ** 63);
+const INT64_MAX = 2 ** 63;
+/** Encoded attribute keys kept at most (keys are few and repeat in every span). */
+const MAX_CACHED_KEYS = 4096;
+/** Worst case of one UTF-16 unit in a JSON string: `\u001f` is six bytes. */
+const MAX_BYTES_PER_UNIT = 6;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const ZERO = 0x30;
+const COMMA = 0x2c;
+
+/**
+ * Encodes spans as an OTLP/JSON `ExportTraceServiceRequest` in one pass over one growing buffer,
+ * following the OTLP JSON mapping: lowerCamelCase keys, trace and span ids as hex, 64-bit
+ * integers (times, `intValue`) as decimal strings, enums as numbers, fields at their default
+ * value (zero counts, empty lists and strings) left out. It writes the same messages as the
+ * stock `JsonTraceSerializer` (which builds an object tree and then `JSON.stringify`s it) and as
+ * {@link OtlpTraceEncoder} in protobuf: spans grouped by resource and instrumentation scope, an
+ * integer attribute within int64 as `intValue`, any other number as `doubleValue` (NaN and the
+ * infinities as the strings protobuf's JSON mapping uses). Every attribute key is escaped once
+ * and then copied. Reuse one encoder: its buffer and key cache are kept.
+ */
+export class OtlpJsonTraceEncoder {
+  #buffer = Buffer.allocUnsafe(1024 * 1024);
+  #position = 0;
+  readonly #keys = new Map<string, Buffer>();
+
+  /** The request body for `spans`, a fresh copy the caller owns. */
+  encode(spans: readonly ReadableSpan[]): Buffer {
+    this.#position = 0;
+    const resources = new Map<unknown, Map<unknown, ReadableSpan[]>>();
+    for (const span of spans) {
+      let scopes = resources.get(span.resource);
+      if (scopes === undefined) {
+        scopes = new Map<unknown, ReadableSpan[]>();
+        resources.set(span.resource, scopes);
+      }
+      const scoped = scopes.get(span.instrumentationScope);
+      if (scoped === undefined) scopes.set(span.instrumentationScope, [span]);
+      else scoped.push(span);
+    }
+    this.#ascii('{"resourceSpans":[');
+    let firstResource = true;
+    for (const scopes of resources.values()) {
+      if (!firstResource) this.#byte(COMMA);
+      firstResource = false;
+      const first = scopes.values().next().value![0]!;
+      this.#ascii('{"resource":{');
+      this.#attributes('"attributes":', first.resource.attributes, false);
+      this.#ascii('},"scopeSpans":[');
+      let firstScope = true;
+      for (const scoped of scopes.values()) {
+        if (!firstScope) this.#byte(COMMA);
+        firstScope = false;
+        const scope = scoped[0]!.instrumentationScope;
+        this.#ascii('{"scope":{"name":');
+        this.#string(scope.name);
+        if (scope.version !== undefined && scope.version !== '') {
+          this.#ascii(',"version":');
+          this.#string(scope.version);
+        }
+        this.#ascii('},"spans":[');
+        for (let index = 0; index < scoped.length; index += 1) {
+          if (index > 0) this.#byte(COMMA);
+          this.#span(scoped[index]!);
+        }
+        this.#byte(0x5d);
+        if (scope.schemaUrl !== undefined && scope.schemaUrl !== '') {
+          this.#ascii(',"schemaUrl":');
+          this.#string(scope.schemaUrl);
+        }
+        this.#byte(0x7d);
+      }
+      this.#byte(0x5d);
+      const schemaUrl = first.resource.schemaUrl;
+      if (schemaUrl !== undefined && schemaUrl !== '') {
+        this.#ascii(',"schemaUrl":');
+        this.#string(schemaUrl);
+      }
+      this.#byte(0x7d);
+    }
+    this.#ascii(']}');
+    return Buffer.from(this.#buffer.subarray(0, this.#position));
+  }
+
+  #span(span: ReadableSpan): void {
+    const context = span.spanContext();
+    this.#ascii('{"traceId":');
+    this.#string(context.traceId);
+    this.#ascii(',"spanId":');
+    this.#string(context.spanId);
+    const traceState = context.traceState?.serialize();
+    if (traceState !== undefined && traceState !== '') {
+      this.#ascii(',"traceState":');
+      this.#string(traceState);
+    }
+    const parent = span.parentSpanContext;
+    if (parent?.spanId !== undefined && parent.spanId !== '') {
+      this.#ascii(',"parentSpanId":');
+      this.#string(parent.spanId);
+    }
+    this.#ascii(',"flags":');
+    this.#integer(flags(context.traceFlags, parent?.isRemote));
+    this.#ascii(',"name":');
+    this.#string(span.name);
+    this.#ascii(',"kind":');
+    this.#integer(span.kind + 1);
+    this.#time(',"startTimeUnixNano":"', span.startTime);
+    this.#time(',"endTimeUnixNano":"', span.endTime);
+    this.#attributes(',"attributes":', span.attributes, true);
+    this.#count(',"droppedAttributesCount":', span.droppedAttributesCount);
+    const events = span.events;
+    if (events.length > 0) {
+      this.#ascii(',"events":[');
+      for (let index = 0; index < events.length; index += 1) {
+        const event = events[index]!;
+        if (index > 0) this.#byte(COMMA);
+        this.#time('{"timeUnixNano":"', event.time);
+        this.#ascii(',"name":');
+        this.#string(event.name);
+        if (event.attributes !== undefined) {
+          this.#attributes(',"attributes":', event.attributes, true);
+        }
+        this.#count(',"droppedAttributesCount":', event.droppedAttributesCount ?? 0);
+        this.#byte(0x7d);
+      }
+      this.#byte(0x5d);
+    }
+    this.#count(',"droppedEventsCount":', span.droppedEventsCount);
+    const links = span.links;
+    if (links.length > 0) {
+      this.#ascii(',"links":[');
+      for (let index = 0; index < links.length; index += 1) {
+        const link = links[index]!;
+        if (index > 0) this.#byte(COMMA);
+        this.#ascii('{"traceId":');
+        this.#string(link.context.traceId);
+        this.#ascii(',"spanId":');
+        this.#string(link.context.spanId);
+        const linkState = link.context.traceState?.serialize();
+        if (linkState !== undefined && linkState !== '') {
+          this.#ascii(',"traceState":');
+          this.#string(linkState);
+        }
+        if (link.attributes !== undefined) {
+          this.#attributes(',"attributes":', link.attributes, true);
+        }
+        this.#count(',"droppedAttributesCount":', link.droppedAttributesCount ?? 0);
+        this.#ascii(',"flags":');
+        this.#integer(flags(link.context.traceFlags, link.context.isRemote));
+        this.#byte(0x7d);
+      }
+      this.#byte(0x5d);
+    }
+    this.#count(',"droppedLinksCount":', span.droppedLinksCount);
+    this.#ascii(',"status":{');
+    const message = span.status.message;
+    const hasMessage = message !== undefined && message !== '';
+    if (hasMessage) {
+      this.#ascii('"message":');
+      this.#string(message);
+    }
+    if (span.status.code !== SpanStatusCode.UNSET) {
+      if (hasMessage) this.#byte(COMMA);
+      this.#ascii('"code":');
+      this.#integer(span.status.code);
+    }
+    this.#ascii('}}');
+  }
+
+  /**
+   * `"attributes":[…]` after `prefix`; with `optional`, nothing at all when there are none. Values
+   * that are `undefined` or `null` are left out, as the protobuf encoder does.
+   */
+  #attributes(prefix: string, attributes: Attributes, optional: boolean): void {
+    const start = this.#position;
+    this.#ascii(prefix);
+    this.#byte(0x5b);
+    let any = false;
+    for (const key in attributes) {
+      const value = attributes[key];
+      if (value === undefined || value === null) continue;
+      if (any) this.#byte(COMMA);
+      any = true;
+      this.#key(key);
+      this.#anyValue(value);
+      this.#byte(0x7d);
+    }
+    if (!any && optional) {
+      this.#position = start;
+      return;
+    }
+    this.#byte(0x5d);
+  }
+
+  /** `{"key":"…","value":`, escaped once per distinct key. */
+  #key(key: string): void {
+    let encoded = this.#keys.get(key);
+    if (encoded === undefined) {
+      encoded = Buffer.from(`{"key":${JSON.stringify(key)},"value":`, 'utf8');
+      if (this.#keys.size < MAX_CACHED_KEYS) this.#keys.set(key, encoded);
+    }
+    this.#ensure(encoded.length);
+    this.#buffer.set(encoded, this.#position);
+    this.#position += encoded.length;
+  }
+
+  /** An `AnyValue` object. */
+  #anyValue(value: unknown): void {
+    if (typeof value === 'string') {
+      this.#ascii('{"stringValue":');
+      this.#string(value);
+      this.#byte(0x7d);
+    } else if (typeof value === 'number') {
+      if (Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) {
+        this.#ascii('{"intValue":"');
+        this.#ascii(Number.isSafeInteger(value) ? String(value) : BigInt(value).toString());
+        this.#ascii('"}');
+      } else {
+        this.#ascii('{"doubleValue":');
+        // JSON has no NaN or Infinity: protobuf's JSON mapping spells them as strings.
+        this.#ascii(Number.isFinite(value) ? String(value) : `"${String(value)}"`);
+        this.#byte(0x7d);
+      }
+    } else if (typeof value === 'boolean') {
+      this.#ascii(value ? '{"boolValue":true}' : '{"boolValue":false}');
+    } else if (Array.isArray(value)) {
+      this.#ascii('{"arrayValue":{');
+      if (value.length > 0) {
+        this.#ascii('"values":[');
+        for (let index = 0; index < value.length; index += 1) {
+          if (index > 0) this.#byte(COMMA);
+          const item: unknown = value[index];
+          if (item === undefined || item === null) this.#ascii('{}');
+          else this.#anyValue(item);
+        }
+        this.#byte(0x5d);
+      }
+      this.#ascii('}}');
+    } else if (value instanceof Uint8Array) {
+      this.#ascii('{"bytesValue":"');
+      this.#ascii(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64'));
+      this.#ascii('"}');
+    } else {
+      // Not an attribute value the API allows; the stock serializer writes an empty AnyValue.
+      this.#ascii('{}');
+    }
+  }
+
+  /** `prefix` and `count` when `count` is not zero (OTLP/JSON leaves defaults out). */
+  #count(prefix: string, count: number): void {
+    if (count === 0) return;
+    this.#ascii(prefix);
+    this.#integer(count);
+  }
+
+  /** `prefix`, the nanoseconds of `time` in decimal, and the closing quote. */
+  #time(prefix: string, time: HrTime): void {
+    this.#ascii(prefix);
+    const seconds = Math.trunc(time[0]);
+    const nanos = Math.trunc(time[1]);
+    this.#ensure(32);
+    if (seconds === 0) {
+      this.#ascii(String(nanos));
+    } else {
+      // seconds * 1e9 + nanos exceeds 2^53: the seconds, then nine digits of nanoseconds.
+      this.#ascii(String(seconds));
+      const buffer = this.#buffer;
+      let at = this.#position + 8;
+      let rest = nanos;
+      for (let digit = 0; digit < 9; digit += 1) {
+        buffer[at--] = ZERO + (rest % 10);
+        rest = Math.floor(rest / 10);
+      }
+      this.#position += 9;
+    }
+    this.#byte(QUOTE);
+  }
+
+  #integer(value: number): void {
+    this.#ascii(String(value));
+  }
+
+  /**
+   * A JSON string. Printable ASCII without quote or backslash, the rule for ids, names and keys,
+   * is copied byte by byte; anything else goes through `JSON.stringify`, which escapes control
+   * characters and lone surrogates, and the UTF-8 encoder.
+   */
+  #string(text: string): void {
+    const length = text.length;
+    this.#ensure(2 + length * MAX_BYTES_PER_UNIT);
+    const buffer = this.#buffer;
+    const start = this.#position;
+    buffer[start] = QUOTE;
+    let index = 0;
+    for (; index < length; index += 1) {
+      const code = text.charCodeAt(index);
+      if (code < 0x20 || code > 0x7e || code === QUOTE || code === BACKSLASH) break;
+      buffer[start + 1 + index] = code;
+    }
+    if (index === length) {
+      buffer[start + 1 + length] = QUOTE;
+      this.#position = start + 2 + length;
+      return;
+    }
+    this.#position = start + buffer.write(JSON.stringify(text), start, 'utf8');
+  }
+
+  /** Text known to be ASCII that needs no escaping (the encoder's own syntax, digits). */
+  #ascii(text: string): void {
+    const length = text.length;
+    this.#ensure(length);
+    const buffer = this.#buffer;
+    const start = this.#position;
+    for (let index = 0; index < length; index += 1) buffer[start + index] = text.charCodeAt(index);
+    this.#position = start + length;
+  }
+
+  #byte(value: number): void {
+    this.#ensure(1);
+    this.#buffer[this.#position++] = value;
+  }
+
+  #ensure(bytes: number): void {
+    const needed = this.#position + bytes;
+    if (needed <= this.#buffer.length) return;
+    let size = this.#buffer.length * 2;
+    while (size < needed) size *= 2;
+    const grown = Buffer.allocUnsafe(size);
+    this.#buffer.copy(grown, 0, 0, this.#position);
+    this.#buffer = grown;
+  }
+}
+
+function flags(traceFlags: number, isRemote: boolean | undefined): number {
+  return (traceFlags & 0xff) | FLAG_HAS_IS_REMOTE | (isRemote === true ? FLAG_IS_REMOTE : 0);
+}
