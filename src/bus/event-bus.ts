@@ -21,6 +21,17 @@ export interface EventBusOptions {
    * An `onError` that throws itself is ignored.
    */
   onError?: (error: unknown, event: BusEvent) => void;
+  /**
+   * Whether handlers run inside a dispatch frame (an `AsyncLocalStorage` scope), so that what they
+   * emit, synchronously or asynchronously later, gets the dispatched event as its parent and
+   * inherits its session, agent and depth. A bus whose events all arrive with their causation
+   * already set, such as a sidecar replaying a journal onto a bus of its own, can turn it off:
+   * each dispatch then costs no frame, and with no frame ever entered, promises do not pay for
+   * `AsyncLocalStorage` either. Without frames, an event emitted from a handler gets no parent
+   * from the bus (set `causation` on it); `withCausation` scopes work as always.
+   * @default true
+   */
+  dispatchFrames?: boolean;
 }
 
 /** The part of {@link Causation} that is known before an event exists. */
@@ -53,6 +64,7 @@ export class EventBus {
   #lists = new Map<string, readonly Subscription[]>();
   readonly #ring: EventRing<BusEvent>;
   readonly #onError: EventBusOptions['onError'];
+  readonly #dispatchFrames: boolean;
   #default: CausationContext = {};
   #sequence = 0;
   #order = 0;
@@ -68,8 +80,12 @@ export class EventBus {
     if (options.onError !== undefined && typeof options.onError !== 'function') {
       throw new TypeError('onError must be a function');
     }
+    if (options.dispatchFrames !== undefined && typeof options.dispatchFrames !== 'boolean') {
+      throw new TypeError('dispatchFrames must be a boolean');
+    }
     this.#ring = new EventRing(ringSize);
     this.#onError = options.onError;
+    this.#dispatchFrames = options.dispatchFrames ?? true;
   }
 
   /** Emits an event of `type` and returns it once every handler ran. */
@@ -249,7 +265,11 @@ export class EventBus {
     this.#ring.push(event);
     const list = this.#handlersFor(event.type);
     if (list.length === 0) return;
-    runInFrame(this.#frameFor(event), EventBus.#deliverAll, this, list, event, vetoable);
+    if (this.#dispatchFrames) {
+      runInFrame(this.#frameFor(event), EventBus.#deliverAll, this, list, event, vetoable);
+    } else {
+      EventBus.#deliverAll(this, list, event, vetoable);
+    }
   }
 
   /** The dispatch loop; static so `runInFrame` needs no closure per event. */
@@ -415,7 +435,8 @@ export class EventBus {
   }
 
   #deliverInFrame(subscription: Subscription, event: BusEvent): void {
-    runInFrame(this.#frameFor(event), () => this.#deliver(subscription, event));
+    if (!this.#dispatchFrames) this.#deliver(subscription, event);
+    else runInFrame(this.#frameFor(event), () => this.#deliver(subscription, event));
   }
 
   /**

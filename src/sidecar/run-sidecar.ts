@@ -57,7 +57,8 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
   const log = (line: string): void => sink(printable(line));
   const checkpointing = settings.checkpoint !== undefined;
   const metrics = new SidecarMetrics();
-  const bus = new EventBus({ ringSize: 0 });
+  // Replayed events carry their causation: no dispatch frame is needed to give them any.
+  const bus = new EventBus({ ringSize: 0, dispatchFrames: false });
   const pipeline = new EventPipeline({ bus, metrics, maxLineBytes: settings.maxLineBytes, log });
   const processor = await startSpanExport({
     config: settings.exportConfig,

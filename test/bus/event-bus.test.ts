@@ -212,6 +212,31 @@ describe('EventBus', () => {
       expect(seen[0]!.causation.parentId).toBe('');
     });
 
+    it('runs handlers in no dispatch frame with dispatchFrames off, keeping withCausation', async () => {
+      const bus = new EventBus({ dispatchFrames: false });
+      const children = record(bus, 'child');
+      const inHandler: string[] = [];
+      bus.subscribe('parent', () => {
+        inHandler.push(bus.currentCausation().parentId);
+        bus.emit('child', null);
+        void Promise.resolve().then(() => bus.emit('child', null));
+      });
+      const parent = bus.emitEvent({
+        type: 'parent',
+        payload: null,
+        causation: { parentId: 'p0', parentSeq: 3, sessionId: 's', agentId: 'a', depth: 2 },
+      });
+      await nextTurn();
+
+      expect(parent.causation).toMatchObject({ parentId: 'p0', sessionId: 's', depth: 2 });
+      expect(inHandler).toEqual(['']);
+      expect(children.map((child) => child.causation.parentId)).toEqual(['', '']);
+      const scoped = bus.withCausation({ sessionId: 'scoped' }, () => bus.emit('child', null));
+      expect(scoped.causation.sessionId).toBe('scoped');
+      expect(new EventBus({ dispatchFrames: true }).emit('a', null).causation.parentId).toBe('');
+      expect(() => new EventBus({ dispatchFrames: 'no' as never })).toThrow(/dispatchFrames/);
+    });
+
     it('rejects a malformed causation context', () => {
       const bus = new EventBus();
       expect(() => bus.withCausation({ depth: -1 }, () => 1)).toThrow(/depth/);
