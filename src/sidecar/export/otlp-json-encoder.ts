@@ -221,7 +221,8 @@ export class OtlpJsonTraceEncoder {
     } else if (typeof value === 'number') {
       if (Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) {
         this.#ascii('{"intValue":"');
-        this.#ascii(Number.isSafeInteger(value) ? String(value) : BigInt(value).toString());
+        if (Number.isSafeInteger(value)) this.#integer(value);
+        else this.#ascii(BigInt(value).toString());
         this.#ascii('"}');
       } else {
         this.#ascii('{"doubleValue":');
@@ -268,10 +269,10 @@ export class OtlpJsonTraceEncoder {
     const nanos = Math.trunc(time[1]);
     this.#ensure(32);
     if (seconds === 0) {
-      this.#ascii(String(nanos));
+      this.#integer(nanos);
     } else {
       // seconds * 1e9 + nanos exceeds 2^53: the seconds, then nine digits of nanoseconds.
-      this.#ascii(String(seconds));
+      this.#integer(seconds);
       const buffer = this.#buffer;
       let at = this.#position + 8;
       let rest = nanos;
@@ -284,8 +285,21 @@ export class OtlpJsonTraceEncoder {
     this.#byte(QUOTE);
   }
 
+  /** A safe integer in decimal, written digit by digit (no string made for it). */
   #integer(value: number): void {
-    this.#ascii(String(value));
+    this.#ensure(17);
+    if (value < 0) {
+      this.#buffer[this.#position++] = 0x2d;
+      value = -value;
+    }
+    let digits = 1;
+    for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits += 1;
+    const buffer = this.#buffer;
+    let at = this.#position + digits - 1;
+    for (let rest = value; at >= this.#position; rest = Math.floor(rest / 10)) {
+      buffer[at--] = ZERO + (rest % 10);
+    }
+    this.#position += digits;
   }
 
   /**
