@@ -86,8 +86,11 @@ async function floor(): Promise<void> {
 async function pipeline(): Promise<void> {
   const protocol = process.env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
   const url = `${process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318'}/v1/traces`;
+  // The stock exporter refuses more than 30 requests in flight, which a flush of a large backlog
+  // exceeds (and the refusal, unhandled, ends the process): raised, so nothing is lost.
+  const options = { url, concurrencyLimit: 100_000 };
   const exporter =
-    protocol === 'http/json' ? new JsonTraceExporter({ url }) : new ProtobufTraceExporter({ url });
+    protocol === 'http/json' ? new JsonTraceExporter(options) : new ProtobufTraceExporter(options);
   const detected = detectResources({
     detectors: [hostDetector, processDetector, serviceInstanceIdDetector],
   });
