@@ -270,6 +270,10 @@ export class OtlpJsonTraceEncoder {
     this.#ensure(32);
     if (seconds === 0) {
       this.#integer(nanos);
+    } else if (seconds < 0 || nanos < 0 || nanos >= 1e9 || !Number.isSafeInteger(seconds)) {
+      // Before 1970 (which OTLP's unsigned times cannot carry anyway) or not normalized: exact
+      // bigint arithmetic, as the stock serializer does.
+      this.#ascii((BigInt(seconds) * 1_000_000_000n + BigInt(nanos)).toString());
     } else {
       // seconds * 1e9 + nanos exceeds 2^53: the seconds, then nine digits of nanoseconds.
       this.#integer(seconds);

@@ -177,6 +177,29 @@ describe('OtlpJsonTraceEncoder', () => {
     });
   });
 
+  it('writes times before 1970 as the stock serializer does (OTLP receivers refuse them)', () => {
+    const memory = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] });
+    provider
+      .getTracer('t')
+      .startSpan('1969', { startTime: [-2, 5] })
+      .end([-1, 999_999_999]);
+    const spans = memory.getFinishedSpans();
+    const times = (body: Uint8Array) => {
+      const span = (
+        JSON.parse(Buffer.from(body).toString('utf8')) as {
+          resourceSpans: { scopeSpans: { spans: Record<string, unknown>[] }[] }[];
+        }
+      ).resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
+      return [span.startTimeUnixNano, span.endTimeUnixNano];
+    };
+
+    expect(times(new OtlpJsonTraceEncoder().encode(spans))).toEqual(['-1999999995', '-1']);
+    expect(times(new OtlpJsonTraceEncoder().encode(spans))).toEqual(
+      times(JsonTraceSerializer.serializeRequest(spans)!),
+    );
+  });
+
   it('keeps its buffer: a second, smaller request is not polluted by the first', () => {
     const spans = spansToEncode();
     const encoder = new OtlpJsonTraceEncoder();
