@@ -1,5 +1,6 @@
 import { SpanStatusCode, type Attributes, type HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { NumberTypes } from './number-types.js';
 
 /** OTLP span flags: the low byte is the W3C trace flags; these say whether the parent is remote. */
 const FLAG_HAS_IS_REMOTE = 0x100;
@@ -22,15 +23,22 @@ const COMMA = 0x2c;
  * integers (times, `intValue`) as decimal strings, enums as numbers, fields at their default
  * value (zero counts, empty lists and strings) left out. It writes the same messages as the
  * stock `JsonTraceSerializer` (which builds an object tree and then `JSON.stringify`s it) and as
- * {@link OtlpTraceEncoder} in protobuf: spans grouped by resource and instrumentation scope, an
- * integer attribute within int64 as `intValue`, any other number as `doubleValue` (NaN and the
- * infinities as the strings protobuf's JSON mapping uses). Every attribute key is escaped once
- * and then copied. Reuse one encoder: its buffer and key cache are kept.
+ * {@link OtlpTraceEncoder} in protobuf: spans grouped by resource and instrumentation scope, a
+ * number as `intValue` or `doubleValue` by the same one-type-per-key rule ({@link NumberTypes}),
+ * NaN and the infinities as the strings protobuf's JSON mapping uses. Every attribute key is
+ * escaped once and then copied, and its number type rides on that cache. Reuse one encoder: its
+ * buffer and key cache are kept.
  */
 export class OtlpJsonTraceEncoder {
   #buffer = Buffer.allocUnsafe(1024 * 1024);
   #position = 0;
-  readonly #keys = new Map<string, Buffer>();
+  readonly #keys = new Map<string, EncodedKey>();
+  readonly #numbers: NumberTypes;
+
+  /** `numbers` decides int or double per key; share one with other encoders of the same stream. */
+  constructor(numbers: NumberTypes = new NumberTypes()) {
+    this.#numbers = numbers;
+  }
 
   /** The request body for `spans`, a fresh copy the caller owns. */
   encode(spans: readonly ReadableSpan[]): Buffer {
@@ -189,8 +197,21 @@ export class OtlpJsonTraceEncoder {
       if (value === undefined || value === null) continue;
       if (any) this.#byte(COMMA);
       any = true;
-      this.#key(key);
-      this.#anyValue(value);
+      const entry = this.#key(key);
+      if (typeof value === 'number') {
+        if (!entry.double && Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) {
+          this.#intValue(value);
+        } else {
+          entry.double = true;
+          this.#numbers.isDouble(key, value);
+          this.#doubleValue(value);
+        }
+      } else {
+        if (!entry.double && Array.isArray(value)) {
+          entry.double = this.#numbers.isDoubleArray(key, value);
+        }
+        this.#anyValue(value, entry.double);
+      }
       this.#byte(0x7d);
     }
     if (!any && optional) {
@@ -200,35 +221,49 @@ export class OtlpJsonTraceEncoder {
     this.#byte(0x5d);
   }
 
-  /** `{"key":"…","value":`, escaped once per distinct key. */
-  #key(key: string): void {
-    let encoded = this.#keys.get(key);
-    if (encoded === undefined) {
-      encoded = Buffer.from(`{"key":${JSON.stringify(key)},"value":`, 'utf8');
-      if (this.#keys.size < MAX_CACHED_KEYS) this.#keys.set(key, encoded);
+  /** `{"key":"…","value":`, escaped once per distinct key; returns the key's cache entry. */
+  #key(key: string): EncodedKey {
+    let entry = this.#keys.get(key);
+    if (entry === undefined) {
+      entry = {
+        bytes: Buffer.from(`{"key":${JSON.stringify(key)},"value":`, 'utf8'),
+        double: this.#numbers.isDoubleKey(key),
+      };
+      if (this.#keys.size < MAX_CACHED_KEYS) this.#keys.set(key, entry);
     }
+    const encoded = entry.bytes;
     this.#ensure(encoded.length);
     this.#buffer.set(encoded, this.#position);
     this.#position += encoded.length;
+    return entry;
   }
 
-  /** An `AnyValue` object. */
-  #anyValue(value: unknown): void {
+  /** `{"intValue":"…"}` for an integer within int64. */
+  #intValue(value: number): void {
+    this.#ascii('{"intValue":"');
+    if (Number.isSafeInteger(value)) this.#integer(value);
+    else this.#ascii(BigInt(value).toString());
+    this.#ascii('"}');
+  }
+
+  /** `{"doubleValue":…}`; JSON has no NaN or Infinity, protobuf's JSON mapping spells them. */
+  #doubleValue(value: number): void {
+    this.#ascii('{"doubleValue":');
+    this.#ascii(Number.isFinite(value) ? String(value) : `"${String(value)}"`);
+    this.#byte(0x7d);
+  }
+
+  /** An `AnyValue` object; `double` says how numbers go out (see {@link NumberTypes}). */
+  #anyValue(value: unknown, double: boolean): void {
     if (typeof value === 'string') {
       this.#ascii('{"stringValue":');
       this.#string(value);
       this.#byte(0x7d);
     } else if (typeof value === 'number') {
-      if (Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) {
-        this.#ascii('{"intValue":"');
-        if (Number.isSafeInteger(value)) this.#integer(value);
-        else this.#ascii(BigInt(value).toString());
-        this.#ascii('"}');
+      if (!double && Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) {
+        this.#intValue(value);
       } else {
-        this.#ascii('{"doubleValue":');
-        // JSON has no NaN or Infinity: protobuf's JSON mapping spells them as strings.
-        this.#ascii(Number.isFinite(value) ? String(value) : `"${String(value)}"`);
-        this.#byte(0x7d);
+        this.#doubleValue(value);
       }
     } else if (typeof value === 'boolean') {
       this.#ascii(value ? '{"boolValue":true}' : '{"boolValue":false}');
@@ -240,7 +275,7 @@ export class OtlpJsonTraceEncoder {
           if (index > 0) this.#byte(COMMA);
           const item: unknown = value[index];
           if (item === undefined || item === null) this.#ascii('{}');
-          else this.#anyValue(item);
+          else this.#anyValue(item, double);
         }
         this.#byte(0x5d);
       }
@@ -355,6 +390,12 @@ export class OtlpJsonTraceEncoder {
     this.#buffer.copy(grown, 0, 0, this.#position);
     this.#buffer = grown;
   }
+}
+
+/** An attribute key as written, and whether its numbers are doubles (see {@link NumberTypes}). */
+interface EncodedKey {
+  readonly bytes: Buffer;
+  double: boolean;
 }
 
 function flags(traceFlags: number, isRemote: boolean | undefined): number {

@@ -7,7 +7,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { OtlpTraceEncoder } from '../../../src/sidecar/export/index.js';
-import { OtlpTraceJsonEncoder } from '../../../src/sidecar/export/otlp-trace-json.js';
+import { OtlpJsonTraceEncoder } from '../../../src/sidecar/export/otlp-json-encoder.js';
 import { decodeTraceRequest } from '../../../src/testing/index.js';
 import { otlpProtoTypes } from '../../testing/otlp-proto-schema.js';
 
@@ -82,14 +82,14 @@ describe('number types per attribute key', () => {
   });
 
   it('does the same in JSON', () => {
-    expect(jsonKinds(new OtlpTraceJsonEncoder().encode(spans()))).toEqual(expected);
+    expect(jsonKinds(new OtlpJsonTraceEncoder().encode(spans()))).toEqual(expected);
   });
 });
 
-describe('OtlpTraceJsonEncoder', () => {
+describe('OtlpJsonTraceEncoder', () => {
   it('writes the spans the protobuf encoder writes, as the receiver decodes them', () => {
     const batch = spans();
-    const fromJson = decodeTraceRequest(new OtlpTraceJsonEncoder().encode(batch), 'json');
+    const fromJson = decodeTraceRequest(new OtlpJsonTraceEncoder().encode(batch), 'json');
     const fromProtobuf = decodeTraceRequest(new OtlpTraceEncoder().encode(batch), 'protobuf');
 
     expect(fromJson.map((span) => ({ ...span, encoding: 'protobuf' }))).toEqual(fromProtobuf);

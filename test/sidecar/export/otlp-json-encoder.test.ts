@@ -144,8 +144,9 @@ describe('OtlpJsonTraceEncoder', () => {
     expect(value('integer')).toEqual({ intValue: '42' });
     expect(value('large')).toEqual({ intValue: '1152921504606846976' });
     expect(value('double')).toEqual({ doubleValue: -0.25 });
+    // One number type per key (NumberTypes): an array with a fraction in it is doubles throughout.
     expect(value('numbers')).toEqual({
-      arrayValue: { values: [{ intValue: '1' }, { doubleValue: 2.5 }] },
+      arrayValue: { values: [{ doubleValue: 1 }, { doubleValue: 2.5 }] },
     });
     expect(value('emptyList')).toEqual({ arrayValue: {} });
     const root = body.resourceSpans[0]!.scopeSpans[1]!.spans[0] as Record<string, unknown>;
