@@ -1,5 +1,6 @@
 import { SpanStatusCode, type Attributes, type HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { groupByResourceAndScope } from './group-spans.js';
 import { NumberTypes } from './number-types.js';
 
 /** OTLP span flags: the low byte is the W3C trace flags; these say whether the parent is remote. */
@@ -43,17 +44,7 @@ export class OtlpJsonTraceEncoder {
   /** The request body for `spans`, a fresh copy the caller owns. */
   encode(spans: readonly ReadableSpan[]): Buffer {
     this.#position = 0;
-    const resources = new Map<unknown, Map<unknown, ReadableSpan[]>>();
-    for (const span of spans) {
-      let scopes = resources.get(span.resource);
-      if (scopes === undefined) {
-        scopes = new Map<unknown, ReadableSpan[]>();
-        resources.set(span.resource, scopes);
-      }
-      const scoped = scopes.get(span.instrumentationScope);
-      if (scoped === undefined) scopes.set(span.instrumentationScope, [span]);
-      else scoped.push(span);
-    }
+    const resources = groupByResourceAndScope(spans);
     this.#ascii('{"resourceSpans":[');
     let firstResource = true;
     for (const scopes of resources.values()) {

@@ -1,5 +1,6 @@
 import type { AttributeValue, Attributes, HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { groupByResourceAndScope } from './group-spans.js';
 import { NumberTypes } from './number-types.js';
 
 /** Wire types of the protobuf encoding. */
@@ -49,17 +50,7 @@ export class OtlpTraceEncoder {
   /** The request body for `spans`, a fresh copy the caller owns. */
   encode(spans: readonly ReadableSpan[]): Buffer {
     this.#position = 0;
-    const resources = new Map<unknown, Map<unknown, ReadableSpan[]>>();
-    for (const span of spans) {
-      let scopes = resources.get(span.resource);
-      if (scopes === undefined) {
-        scopes = new Map<unknown, ReadableSpan[]>();
-        resources.set(span.resource, scopes);
-      }
-      const scoped = scopes.get(span.instrumentationScope);
-      if (scoped === undefined) scopes.set(span.instrumentationScope, [span]);
-      else scoped.push(span);
-    }
+    const resources = groupByResourceAndScope(spans);
     for (const scopes of resources.values()) {
       const first = scopes.values().next().value![0]!;
       const resourceSpans = this.#begin(1);
