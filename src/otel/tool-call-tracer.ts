@@ -319,12 +319,13 @@ export class ToolCallTracer {
         return;
       }
     }
-    if (open !== undefined) this.#counts.reusedCallIds += 1;
     if (invokeId !== '') {
       if (this.#index.endedCall(invokeId) !== undefined || this.#cutShort.get(invokeId)) {
         this.#counts.duplicateEvents += 1;
         return;
       }
+      // Another invoke while a call with the same call id is still open: a call of its own.
+      if (open !== undefined) this.#counts.reusedCallIds += 1;
     } else {
       // Without event ids, an ended call with the same key is this very line replayed (same
       // time) or the call id used again in the session for a new call.
