@@ -244,13 +244,7 @@ export class AgentTracer {
    */
   recordBusEvent(event: BusEvent, now: number): void {
     const session = this.#session(this.#sessionIdOf(event), now);
-    const target = this.#targetOf(event) ?? this.#containerFor(session, event);
-    if (target === undefined) {
-      if (session.pending.length < MAX_PENDING) session.pending.push(event);
-      else this.#counts.busEventsUnattached += 1;
-      return;
-    }
-    this.#record(target, event);
+    this.#place(session, event, this.#targetOf(event) ?? this.#containerFor(session, event));
   }
 
   /** The scope a handler of `event` runs in: the span the event started, if any. */
@@ -399,7 +393,9 @@ export class AgentTracer {
     const session = this.#sessions.get(id);
     const root = session?.root;
     if (session === undefined || root === undefined) {
-      if (session !== undefined) this.#recordOrHold(session, event, now);
+      if (session === undefined) return;
+      session.lastActivity = now;
+      this.#place(session, event, this.#containerFor(session, event));
       return;
     }
     this.#record(root, event);
@@ -921,9 +917,8 @@ export class AgentTracer {
     return subagentFor(session, event) ?? turns.at(-1) ?? session.root;
   }
 
-  #recordOrHold(session: SessionState, event: BusEvent, now: number): void {
-    session.lastActivity = now;
-    const target = this.#containerFor(session, event);
+  /** Records `event` on `target`, or holds it for the session's first span (bounded). */
+  #place(session: SessionState, event: BusEvent, target: BusEventTarget | undefined): void {
     if (target !== undefined) this.#record(target, event);
     else if (session.pending.length < MAX_PENDING) session.pending.push(event);
     else this.#counts.busEventsUnattached += 1;
