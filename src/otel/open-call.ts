@@ -8,11 +8,8 @@ import {
   ATTR_STREAM_LAST_PROGRESS,
   ATTR_STREAM_PARTIAL_BYTES,
   ATTR_STREAM_PARTIAL_COUNT,
-  ATTR_STREAM_PAYLOAD,
   ATTR_STREAM_PROGRESS_COUNT,
   ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS,
-  partialEventAttributes,
-  progressEventAttributes,
   toolSpanName,
 } from './attribute-names.js';
 import type { ScopeRunner } from '../bus/index.js';
@@ -20,10 +17,9 @@ import { spanRunner } from './agent-span.js';
 import type { ContentCapture } from './content-capture.js';
 import { byTime, hrTimeFromUnixNano, hrTimeNear, millisecondsBetween } from './hr-time.js';
 import { payloadBytes } from './payload-bytes.js';
+import { streamEventAttributes } from './stream-event-attributes.js';
 import { PARTIAL, StreamSampler, type StreamKind, type StreamMark } from './stream-sampler.js';
 
-/** The most progress previews are cut to, whatever `maxContentBytes` allows. */
-const PROGRESS_PREVIEW_BYTES = 256;
 /** The most missing sequence numbers a call remembers for deduplication. */
 const MAX_GAPS = 1024;
 
@@ -310,17 +306,15 @@ export class OpenCall {
   }
 
   #addEvent(mark: StreamMark): void {
-    const partial = mark.kind === PARTIAL;
-    const attributes = partial
-      ? partialEventAttributes(mark.sequence, mark.value)
-      : progressEventAttributes(mark.sequence, mark.value);
-    const capture = this.#settings.capture;
-    if (capture !== undefined) {
-      const limit = partial ? undefined : PROGRESS_PREVIEW_BYTES;
-      const text = capture.text(ATTR_STREAM_PAYLOAD, mark.payload, limit);
-      if (text !== undefined) attributes[ATTR_STREAM_PAYLOAD] = text;
-    }
-    const name = partial ? TOOL_STREAM_PARTIAL : TOOL_STREAM_PROGRESS;
+    const { kind, sequence, value, payload } = mark;
+    const attributes = streamEventAttributes(
+      kind,
+      sequence,
+      value,
+      payload,
+      this.#settings.capture,
+    );
+    const name = kind === PARTIAL ? TOOL_STREAM_PARTIAL : TOOL_STREAM_PROGRESS;
     this.span.addEvent(name, attributes, this.hrTime(mark.timeUnixNano));
   }
 

@@ -1,21 +1,13 @@
-import { ROOT_CONTEXT, trace, type Attributes } from '@opentelemetry/api';
+import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { SeverityNumber, type Logger, type LoggerProvider } from '@opentelemetry/api-logs';
 import { TOOL_STREAM_PARTIAL, TOOL_STREAM_PROGRESS } from '../events/index.js';
 import { VERSION } from '../version.js';
-import {
-  ATTR_GEN_AI_TOOL_CALL_ID,
-  ATTR_GEN_AI_TOOL_NAME,
-  ATTR_STREAM_PAYLOAD,
-  partialEventAttributes,
-  progressEventAttributes,
-} from './attribute-names.js';
+import { ATTR_GEN_AI_TOOL_CALL_ID, ATTR_GEN_AI_TOOL_NAME } from './attribute-names.js';
 import type { ContentCapture } from './content-capture.js';
 import type { OpenCall } from './open-call.js';
 import { payloadBytes } from './payload-bytes.js';
+import { streamEventAttributes } from './stream-event-attributes.js';
 import { PARTIAL, type StreamKind } from './stream-sampler.js';
-
-/** The most progress previews are cut to, as on span events. */
-const PROGRESS_PREVIEW_BYTES = 256;
 
 /**
  * Stream events as OpenTelemetry log records (`streamEvents: 'log-records'` or `'both'`), the
@@ -44,16 +36,10 @@ export class StreamLogRecords {
   ): void {
     const seq = typeof sequence === 'number' && Number.isSafeInteger(sequence) ? sequence : 0;
     const partial = kind === PARTIAL;
-    const attributes: Attributes = partial
-      ? partialEventAttributes(seq, payloadBytes(payload))
-      : progressEventAttributes(seq, typeof progress === 'number' ? progress : -1);
+    const value = partial ? payloadBytes(payload) : typeof progress === 'number' ? progress : -1;
+    const attributes = streamEventAttributes(kind, seq, value, payload, this.#capture);
     attributes[ATTR_GEN_AI_TOOL_NAME] = call.toolName;
     if (call.callId !== '') attributes[ATTR_GEN_AI_TOOL_CALL_ID] = call.callId;
-    if (this.#capture !== undefined) {
-      const limit = partial ? undefined : PROGRESS_PREVIEW_BYTES;
-      const text = this.#capture.text(ATTR_STREAM_PAYLOAD, payload, limit);
-      if (text !== undefined) attributes[ATTR_STREAM_PAYLOAD] = text;
-    }
     this.#logger.emit({
       eventName: partial ? TOOL_STREAM_PARTIAL : TOOL_STREAM_PROGRESS,
       timestamp: call.hrTime(timeUnixNano),
