@@ -8,7 +8,7 @@ import {
   type SpanContext,
 } from '@opentelemetry/api';
 import type { ScopeRunner } from '../bus/index.js';
-import { ATTR_EVENTS_COALESCED, ATTR_EVENTS_RECORDED } from './attribute-names.js';
+import { BusEventBudget } from './bus-event-budget.js';
 import { hrTimeFromUnixNano, hrTimeNear } from './hr-time.js';
 
 /** What an agent span stands for. */
@@ -67,8 +67,7 @@ export class AgentSpan implements AgentSpanInit {
   outputTokens: number | undefined;
   /** `error.type` the span ended with, `''` for success. */
   errorType = '';
-  #recorded = 0;
-  #coalesced = 0;
+  readonly #busEvents = new BusEventBudget();
   #runner: ScopeRunner | undefined;
 
   constructor(span: Span, init: AgentSpanInit, now: number) {
@@ -99,25 +98,14 @@ export class AgentSpan implements AgentSpanInit {
     this.lastActivity = now;
   }
 
-  /**
-   * Adds a span event for another bus event, unless `max` are already kept: the rest are only
-   * counted, so a chatty event type never fills the SDK's event limit.
-   */
+  /** Adds a span event for another bus event, within the span's {@link BusEventBudget}. */
   addBusEvent(name: string, attributes: Attributes, unixNano: bigint, max: number): boolean {
-    if (this.#recorded >= max) {
-      this.#coalesced += 1;
-      return false;
-    }
-    this.#recorded += 1;
-    this.span.addEvent(name, attributes, this.hrTime(unixNano));
-    return true;
+    return this.#busEvents.add(this.span, name, attributes, this.hrTime(unixNano), max);
   }
 
   /** How many other bus events became span events or were only counted, when any came. */
   eventAttributes(attributes: Attributes): void {
-    if (this.#recorded + this.#coalesced === 0) return;
-    attributes[ATTR_EVENTS_RECORDED] = this.#recorded;
-    attributes[ATTR_EVENTS_COALESCED] = this.#coalesced;
+    this.#busEvents.summarize(attributes);
   }
 
   /** Runs handler code with this span active, so spans it starts are children of it. */

@@ -1,8 +1,6 @@
 import type { Attributes, HrTime, Span, SpanContext } from '@opentelemetry/api';
 import { TOOL_STREAM_PARTIAL, TOOL_STREAM_PROGRESS } from '../events/index.js';
 import {
-  ATTR_EVENTS_COALESCED,
-  ATTR_EVENTS_RECORDED,
   ATTR_STREAM_EVENTS_COALESCED,
   ATTR_STREAM_EVENTS_RECORDED,
   ATTR_STREAM_LAST_PROGRESS,
@@ -14,6 +12,7 @@ import {
 } from './attribute-names.js';
 import type { ScopeRunner } from '../bus/index.js';
 import { spanRunner } from './agent-span.js';
+import { BusEventBudget } from './bus-event-budget.js';
 import type { ContentCapture } from './content-capture.js';
 import { byTime, hrTimeFromUnixNano, hrTimeNear, millisecondsBetween } from './hr-time.js';
 import { payloadBytes } from './payload-bytes.js';
@@ -118,8 +117,7 @@ export class OpenCall {
   /** The latest partial's payload, kept only with content capture, for in-flight snapshots. */
   #lastPartialPayload: unknown;
   readonly #settings: StreamSettings;
-  #busEventsRecorded = 0;
-  #busEventsCoalesced = 0;
+  readonly #busEvents = new BusEventBudget();
   #runner: ScopeRunner | undefined;
 
   constructor(
@@ -238,10 +236,7 @@ export class OpenCall {
     const attributes = this.progressAttributes();
     attributes[ATTR_STREAM_EVENTS_RECORDED] = this.#recorded;
     attributes[ATTR_STREAM_EVENTS_COALESCED] = this.streamEventCount - this.#recorded;
-    if (this.#busEventsRecorded + this.#busEventsCoalesced > 0) {
-      attributes[ATTR_EVENTS_RECORDED] = this.#busEventsRecorded;
-      attributes[ATTR_EVENTS_COALESCED] = this.#busEventsCoalesced;
-    }
+    this.#busEvents.summarize(attributes);
     return attributes;
   }
 
@@ -251,13 +246,7 @@ export class OpenCall {
    */
   addBusEvent(name: string, attributes: Attributes, unixNano: bigint, max: number): boolean {
     if (unixNano > this.lastUnixNano) this.lastUnixNano = unixNano;
-    if (this.#busEventsRecorded >= max) {
-      this.#busEventsCoalesced += 1;
-      return false;
-    }
-    this.#busEventsRecorded += 1;
-    this.span.addEvent(name, attributes, this.hrTime(unixNano));
-    return true;
+    return this.#busEvents.add(this.span, name, attributes, this.hrTime(unixNano), max);
   }
 
   /** Runs handler code with this call's span active, so spans the tool starts are its children. */
