@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../errors/index.js';
 import type { SidecarOptions } from '../sidecar/index.js';
 import { parseHeaders } from '../sidecar/export/key-value-list.js';
+import { isEventTypePattern } from '../otel/event-type-filter.js';
 import { parseFlags } from './parse-flags.js';
 
 /** `tooltrace sidecar --help`. */
@@ -178,8 +179,7 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
       .map((pattern) => pattern.trim())
       .filter((pattern) => pattern !== '');
     for (const pattern of patterns) {
-      const star = pattern.indexOf('*');
-      if (star !== -1 && star !== pattern.length - 1) {
+      if (!isEventTypePattern(pattern)) {
         throw new ConfigurationError(
           `--exclude-events takes event types or prefixes ending in *, got '${pattern}'`,
           { setting: '--exclude-events' },

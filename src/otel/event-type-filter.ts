@@ -24,3 +24,10 @@ export function eventTypeFilter(
     return excluded;
   };
 }
+
+/** Whether `pattern` is an event type or a prefix ending in `*` (a `*` anywhere else is not). */
+export function isEventTypePattern(pattern: unknown): boolean {
+  if (typeof pattern !== 'string' || pattern === '') return false;
+  const star = pattern.indexOf('*');
+  return star === -1 || star === pattern.length - 1;
+}

@@ -4,6 +4,7 @@ import type { BusEvent } from '../bus/index.js';
 import { ConfigurationError } from '../errors/index.js';
 import type { EndReason } from './attribute-names.js';
 import type { DerivedIdGenerator } from './derived-id-generator.js';
+import { isEventTypePattern } from './event-type-filter.js';
 import { redactCredentials, type RedactHook } from './redact.js';
 
 /** Where stream events go: span events, log records, or both. */
@@ -313,12 +314,7 @@ function checkPatterns(value: unknown): readonly string[] {
     });
   }
   for (const [index, pattern] of value.entries()) {
-    const star = typeof pattern === 'string' ? pattern.indexOf('*') : -1;
-    if (
-      typeof pattern !== 'string' ||
-      pattern === '' ||
-      (star !== -1 && star !== pattern.length - 1)
-    ) {
+    if (!isEventTypePattern(pattern)) {
       throw new ConfigurationError(
         `options.excludeEvents[${index}] must be an event type or a prefix ending in *, got ${JSON.stringify(pattern)}`,
         { setting: 'excludeEvents' },

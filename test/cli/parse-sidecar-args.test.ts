@@ -117,5 +117,25 @@ describe('parseSidecarArgs()', () => {
     expect(refusal(['--max-line-bytes', 'lots'])).toMatch(/--max-line-bytes/);
     expect(refusal(['--idle-timeout', '5 minutes'])).toMatch(/--idle-timeout must be a duration/);
     expect(refusal(['--otlp-header', 'novalue'])).toMatch(/--otlp-header/);
+    expect(refusal(['--exclude-events', 'plan.*,llm.*.chunk'])).toMatch(
+      /--exclude-events takes event types or prefixes ending in \*, got 'llm\.\*\.chunk'/,
+    );
+    expect(refusal(['--trace-by', 'turn'])).toMatch(
+      /--trace-by must be causal-root, session or call/,
+    );
+  });
+
+  it('splits --exclude-events on commas, across repeats', () => {
+    const parsed = parseSidecarArgs([
+      '--exclude-events',
+      'llm.stream.*, plan.*',
+      '--exclude-events',
+      'io.output',
+    ]);
+    expect(parsed.help === false && parsed.options.excludeEvents).toEqual([
+      'llm.stream.*',
+      'plan.*',
+      'io.output',
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BusEvent, EventBus } from '../../src/bus/index.js';
+import { EventBus, type BusEvent } from '../../src/bus/index.js';
+import { traceToolCalls } from '../../src/otel/index.js';
 import type { ReceivedSpan } from '../../src/testing/index.js';
 import {
   at,
@@ -438,5 +439,18 @@ describe('traceToolCalls() agent memory', () => {
     expect(harness!.tracing.stats().agent.busEventsUnattached).toBe(16);
     await harness!.tracing.shutdown();
     expect(harness!.tracing.stats().agent.busEventsUnattached).toBe(20);
+  });
+});
+
+describe('traceToolCalls() excludeEvents option', () => {
+  it('refuses a pattern with a * anywhere but at the end, or an empty one, naming its index', () => {
+    expect(() =>
+      traceToolCalls(new EventBus(), { excludeEvents: ['plan.*', 'llm.*.end'] }),
+    ).toThrow(
+      /options\.excludeEvents\[1\] must be an event type or a prefix ending in \*, got "llm\.\*\.end"/,
+    );
+    expect(() => traceToolCalls(new EventBus(), { excludeEvents: [''] })).toThrow(
+      /options\.excludeEvents\[0\]/,
+    );
   });
 });
