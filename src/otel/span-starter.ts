@@ -70,6 +70,18 @@ export interface Containers {
   newest(event: BusEvent): SpanContext | undefined;
 }
 
+/** What tool spans learn from the agent around them (the `AgentTracer`). */
+export interface AgentLookups {
+  /** Where tool calls without a causal ancestor span go. */
+  readonly containers: Containers;
+  /** The open agent span started by the event `id`, for causal walks. */
+  readonly openSpanContext: (id: string) => SpanContext | undefined;
+  /** The description an `llm.request` declared for a tool, when the invoke has none. */
+  readonly describe: (sessionId: string, toolName: string) => string | undefined;
+  /** The event's session: its own, else the one `io.session.start` last announced. */
+  readonly sessionOf: (event: BusEvent) => string;
+}
+
 /** What {@link SpanStarter.open} starts a span from. */
 export interface OpenRequest {
   readonly name: string;
@@ -98,10 +110,7 @@ export class SpanStarter {
   readonly #errors: ErrorReporter;
   readonly #capture: ContentCapture | undefined;
   #idGeneratorChecked = false;
-  #containers: Containers | undefined;
-  #describe: ((sessionId: string, toolName: string) => string | undefined) | undefined;
-  #sessionOf: ((event: BusEvent) => string) | undefined;
-  #openAgentSpan: ((id: string) => SpanContext | undefined) | undefined;
+  #agent: AgentLookups | undefined;
 
   constructor(
     tracer: Tracer,
@@ -129,7 +138,7 @@ export class SpanStarter {
       parentContext = trace.setSpanContext(ROOT_CONTEXT, parent);
     } else {
       const named =
-        start.turnId === '' ? undefined : this.#containers?.named(start.event, start.turnId);
+        start.turnId === '' ? undefined : this.#agent?.containers.named(start.event, start.turnId);
       parentContext =
         named !== undefined
           ? trace.setSpanContext(ROOT_CONTEXT, named)
@@ -187,11 +196,12 @@ export class SpanStarter {
   }
 
   /**
-   * Where to look when an event has no causal ancestor span: the agent span (a turn, a
-   * sub-agent, the session) that holds work without one.
+   * Connects the agent around the tool calls: the agent spans that hold work without a causal
+   * ancestor span, open agent spans for causal walks, declared tool descriptions, and the
+   * session an event without one belongs to.
    */
-  setContainers(containers: Containers): void {
-    this.#containers = containers;
+  attachAgent(agent: AgentLookups): void {
+    this.#agent = agent;
   }
 
   /**
@@ -236,7 +246,7 @@ export class SpanStarter {
     const description =
       fields.description !== ''
         ? fields.description
-        : (this.#describe?.(causation.sessionId, fields.name) ?? '');
+        : (this.#agent?.describe(causation.sessionId, fields.name) ?? '');
     if (description !== '') attributes[ATTR_GEN_AI_TOOL_DESCRIPTION] = description;
     if (this.#capture !== undefined && fields.arguments !== undefined) {
       const text = this.#capture.text(ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, fields.arguments);
@@ -292,7 +302,7 @@ export class SpanStarter {
     const attributes = toolCallAttributes(
       name,
       callId,
-      this.#sessionOf?.(event) ?? causation.sessionId,
+      this.#agent?.sessionOf(event) ?? causation.sessionId,
       causation.agentId,
       agentName,
     );
@@ -301,29 +311,11 @@ export class SpanStarter {
   }
 
   readonly #openSpanContext = (id: string): SpanContext | undefined =>
-    this.#open.byInvokeId(id)?.spanContext ?? this.#openAgentSpan?.(id);
-
-  /**
-   * The session an event belongs to for `gen_ai.conversation.id`: its own, else the one last
-   * started (`io.session.start`) on the bus.
-   */
-  setSessionOf(sessionOf: (event: BusEvent) => string): void {
-    this.#sessionOf = sessionOf;
-  }
-
-  /** Where tool descriptions come from when the invoke has none (an `llm.request`'s tools). */
-  setDescriptions(describe: (sessionId: string, toolName: string) => string | undefined): void {
-    this.#describe = describe;
-  }
-
-  /** Also looks up open agent spans (by the id of the event that started them) in walks. */
-  setOpenAgentSpans(lookup: (id: string) => SpanContext | undefined): void {
-    this.#openAgentSpan = lookup;
-  }
+    this.#open.byInvokeId(id)?.spanContext ?? this.#agent?.openSpanContext(id);
 
   /** The newest open agent span holding `event`'s work, if any (no closure per call). */
   readonly #newestContainer = (event: BusEvent): SpanContext | undefined =>
-    this.#containers?.newest(event);
+    this.#agent?.containers.newest(event);
 
   #fallback(
     event: BusEvent,

@@ -155,10 +155,7 @@ export class ToolCallTracer {
       openCall: (id) => this.#open.byInvokeId(id),
       filterMessage: this.#filterMessage,
     });
-    this.#starter.setContainers(this.#agent.containers);
-    this.#starter.setOpenAgentSpans(this.#agent.openSpanContext);
-    this.#starter.setDescriptions(this.#agent.describe);
-    this.#starter.setSessionOf(this.#agent.sessionOf);
+    this.#starter.attachAgent(this.#agent);
     this.#excluded = eventTypeFilter(options.excludeEvents);
     this.#endedStarts = new GenerationalMap(options.maxRememberedEvents);
     this.#cutShort = new GenerationalMap(options.maxRememberedEvents);
