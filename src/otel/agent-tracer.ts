@@ -30,8 +30,6 @@ import {
   ATTR_EVENT_ID,
   ATTR_EVENT_PAYLOAD,
   ATTR_EVENT_SOURCE,
-  ATTR_EXCEPTION_MESSAGE,
-  ATTR_EXCEPTION_TYPE,
   ATTR_GEN_AI_AGENT_ID,
   ATTR_GEN_AI_AGENT_NAME,
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -39,26 +37,15 @@ import {
   ATTR_GEN_AI_REQUEST_MAX_TOKENS,
   ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_REQUEST_TEMPERATURE,
-  ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
-  ATTR_GEN_AI_RESPONSE_MODEL,
-  ATTR_GEN_AI_TIME_TO_FIRST_CHUNK,
-  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
-  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
-  ATTR_LLM_COST_USD,
   ATTR_LLM_REQUEST_ID,
   ATTR_LLM_ROLE,
-  ATTR_LLM_STREAM_CHUNKS,
-  ATTR_LLM_TOOL_CALLS,
   ATTR_SPAN_KIND,
   ATTR_START_INFERRED,
-  ATTR_SUBAGENT_ITERATIONS,
   ATTR_SUBAGENT_SPAWN_ID,
   ATTR_TURN_ID,
   ATTR_TURN_ITERATION,
   CHAT,
   ERROR_TYPE_ABANDONED,
-  ERROR_TYPE_OTHER,
-  EVENT_EXCEPTION,
   INVOKE_AGENT,
   SESSION,
   agentSpanName,
@@ -72,8 +59,21 @@ import {
   readTurn,
   type LlmFields,
   type SubagentFields,
-  type UsageFields,
 } from './agent-fields.js';
+import { applyLlmOutcome, applySubagentOutcome } from './agent-outcome.js';
+import {
+  chatByRequest,
+  containerFor,
+  forgetSpan,
+  isEmpty,
+  isEmptyButPending,
+  namedTurn,
+  newSession,
+  newestTurn,
+  subagentBySpawn,
+  subagentFor,
+  type SessionState,
+} from './agent-session.js';
 import { AgentSpan, type AgentSpanKind } from './agent-span.js';
 import type { AgentMetrics } from './agent-metrics.js';
 import type { CausalIndex } from './causal-index.js';
@@ -89,7 +89,6 @@ const MAX_PENDING = 32;
 const MAX_STREAM_ENDED = 8;
 /** Longest sub-agent title kept in a span name. */
 const MAX_TITLE = 64;
-const NANOS_PER_SECOND = 1e9;
 
 /** Something other bus events can be recorded on: an open tool call or agent span. */
 export interface BusEventTarget {
@@ -118,18 +117,6 @@ export interface AgentTracingStats {
   duplicateEvents: number;
   /** End events (`agent.turn.end`, `subagent.complete`) whose span was not open. */
   unpairedEvents: number;
-}
-
-interface SessionState {
-  readonly id: string;
-  root: AgentSpan | undefined;
-  /** Open spans of the session, oldest first. */
-  readonly turns: AgentSpan[];
-  readonly chats: AgentSpan[];
-  readonly subagents: AgentSpan[];
-  readonly streamEnded: AgentSpan[];
-  readonly pending: BusEvent[];
-  lastActivity: number;
 }
 
 /** What the agent tracer shares with the tool-call tracer that owns it. */
@@ -244,7 +231,7 @@ export class AgentTracer {
    */
   recordBusEvent(event: BusEvent, now: number): void {
     const session = this.#session(this.#sessionIdOf(event), now);
-    this.#place(session, event, this.#targetOf(event) ?? this.#containerFor(session, event));
+    this.#place(session, event, this.#targetOf(event) ?? containerFor(session, event));
   }
 
   /** The scope a handler of `event` runs in: the span the event started, if any. */
@@ -268,7 +255,7 @@ export class AgentTracer {
     newest: (event) => {
       if (this.#open.size === 0) return undefined;
       const session = this.#sessions.get(this.#sessionIdOf(event));
-      return session === undefined ? undefined : this.#containerFor(session, event)?.spanContext;
+      return session === undefined ? undefined : containerFor(session, event)?.spanContext;
     },
   };
 
@@ -331,16 +318,7 @@ export class AgentTracer {
     let session = this.#sessions.get(id);
     if (session === undefined) {
       if (this.#sessions.size >= this.#options.maxOpenSpans) this.#forgetOldestIdleSession();
-      session = {
-        id,
-        root: undefined,
-        turns: [],
-        chats: [],
-        subagents: [],
-        streamEnded: [],
-        pending: [],
-        lastActivity: now,
-      };
+      session = newSession(id, now);
       this.#sessions.set(id, session);
     } else {
       session.lastActivity = now;
@@ -395,7 +373,7 @@ export class AgentTracer {
     if (session === undefined || root === undefined) {
       if (session === undefined) return;
       session.lastActivity = now;
-      this.#place(session, event, this.#containerFor(session, event));
+      this.#place(session, event, containerFor(session, event));
       return;
     }
     this.#record(root, event);
@@ -484,7 +462,7 @@ export class AgentTracer {
       selfKey: '',
       startUnixNano,
       explicit: () => namedTurn(session, fields.turnId)?.spanContext,
-      heuristic: () => this.#containerFor(session, event)?.spanContext,
+      heuristic: () => containerFor(session, event)?.spanContext,
     });
     chat.requestModel = fields.model;
     session.chats.push(chat);
@@ -502,7 +480,7 @@ export class AgentTracer {
     if (session.chats.length === 0) return undefined;
     const turn =
       (fields.turnId !== '' ? namedTurn(session, fields.turnId) : undefined) ??
-      this.#containerFor(session, event);
+      containerFor(session, event);
     const parentSpanId = turn?.spanContext.spanId ?? '';
     // The oldest open call of that turn (answers come in the order the questions went out); an
     // answer naming a request id we never saw only takes a call that had none.
@@ -515,7 +493,7 @@ export class AgentTracer {
     const session = this.#session(this.#sessionIdOf(event), now);
     const fields = readLlm(event.payload);
     // Chunks of an answer whose request was never seen wait on the turn for its inferred span.
-    const chat = this.#chatOf(session, event, fields) ?? this.#containerFor(session, event);
+    const chat = this.#chatOf(session, event, fields) ?? containerFor(session, event);
     if (chat === undefined) {
       this.#counts.busEventsUnattached += 1;
       return;
@@ -542,7 +520,7 @@ export class AgentTracer {
       }
     }
     if (chat === undefined) {
-      const container = this.#containerFor(session, event);
+      const container = containerFor(session, event);
       const start =
         container !== undefined && container.lastUnixNano < event.timeUnixNano
           ? container.lastUnixNano
@@ -576,7 +554,7 @@ export class AgentTracer {
     let index = -1;
     if (fields.requestId !== '') index = list.findIndex((chat) => chat.key === fields.requestId);
     if (index === -1) {
-      const turn = this.#containerFor(session, event)?.spanContext.spanId ?? '';
+      const turn = containerFor(session, event)?.spanContext.spanId ?? '';
       index = list.findIndex((chat) => chat.parentSpanId === turn);
     }
     if (index === -1) return undefined;
@@ -612,7 +590,7 @@ export class AgentTracer {
       attributes,
       selfKey: '',
       explicit: () => namedTurn(session, fields.parentTurnId)?.spanContext,
-      heuristic: () => this.#containerFor(session, event)?.spanContext,
+      heuristic: () => containerFor(session, event)?.spanContext,
     });
     session.subagents.push(subagent);
   }
@@ -755,11 +733,12 @@ export class AgentTracer {
     fields: LlmFields | SubagentFields | undefined,
   ): void {
     agent.touch(event.timeUnixNano, now);
+    const filter = this.#deps.filterMessage;
     try {
       if (agent.kind === 'chat' && fields !== undefined && 'model' in fields) {
-        this.#applyLlm(agent, fields, event.type === LLM_ERROR, event.timeUnixNano);
+        applyLlmOutcome(agent, fields, event.type === LLM_ERROR, event.timeUnixNano, filter);
       } else if (agent.kind === 'subagent' && fields !== undefined && 'spawnId' in fields) {
-        this.#applySubagent(agent, fields, event.timeUnixNano);
+        applySubagentOutcome(agent, fields, event.timeUnixNano, filter);
       }
     } catch (error) {
       this.#deps.errors.report('tracer', error);
@@ -772,52 +751,6 @@ export class AgentTracer {
   #rememberEnd(event: BusEvent, agent: AgentSpan): void {
     const id = this.#deps.idOf(event);
     if (id !== '') this.#deps.index.rememberEvent(id, agent.parentLink);
-  }
-
-  #applyLlm(chat: AgentSpan, fields: LlmFields, failed: boolean, unixNano: bigint): void {
-    const attributes: Attributes = {};
-    if (fields.model !== '') attributes[ATTR_GEN_AI_RESPONSE_MODEL] = fields.model;
-    setUsage(attributes, fields.usage);
-    chat.responseModel = fields.model;
-    chat.inputTokens = fields.usage.inputTokens;
-    chat.outputTokens = fields.usage.outputTokens;
-    if (fields.finishReason !== '') {
-      attributes[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = [fields.finishReason];
-    }
-    if (fields.costUsd !== undefined) attributes[ATTR_LLM_COST_USD] = fields.costUsd;
-    if (fields.toolCallIds.length > 0) attributes[ATTR_LLM_TOOL_CALLS] = fields.toolCallIds.length;
-    if (chat.chunks > 0) {
-      attributes[ATTR_LLM_STREAM_CHUNKS] = chat.chunks;
-      if (chat.firstChunkUnixNano !== undefined) {
-        attributes[ATTR_GEN_AI_TIME_TO_FIRST_CHUNK] =
-          Math.max(0, Number(chat.firstChunkUnixNano - chat.startUnixNano)) / NANOS_PER_SECOND;
-      }
-    }
-    chat.span.setAttributes(attributes);
-    if (failed)
-      this.#fail(chat, fields.errorType, fields.error || 'the model call failed', unixNano);
-  }
-
-  #applySubagent(subagent: AgentSpan, fields: SubagentFields, unixNano: bigint): void {
-    const attributes: Attributes = {};
-    if (fields.iterations !== undefined) attributes[ATTR_SUBAGENT_ITERATIONS] = fields.iterations;
-    setUsage(attributes, fields.usage);
-    if (fields.costUsd !== undefined) attributes[ATTR_LLM_COST_USD] = fields.costUsd;
-    subagent.span.setAttributes(attributes);
-    if (fields.error !== '') this.#fail(subagent, '', fields.error, unixNano);
-  }
-
-  #fail(agent: AgentSpan, errorType: string, message: string, unixNano: bigint): void {
-    const type = errorType !== '' ? errorType : ERROR_TYPE_OTHER;
-    agent.errorType = type;
-    const shown = this.#deps.filterMessage(message);
-    agent.span.setAttribute(ATTR_ERROR_TYPE, type);
-    agent.span.addEvent(
-      EVENT_EXCEPTION,
-      { [ATTR_EXCEPTION_TYPE]: type, [ATTR_EXCEPTION_MESSAGE]: shown },
-      agent.hrTime(unixNano),
-    );
-    agent.span.setStatus({ code: SpanStatusCode.ERROR, message: shown });
   }
 
   #endUnfinished(agent: AgentSpan, reason: EndReason): void {
@@ -846,10 +779,7 @@ export class AgentTracer {
     }
     const session = this.#sessions.get(agent.sessionId);
     if (session !== undefined) {
-      if (session.root === agent) session.root = undefined;
-      removeFrom(session.turns, agent);
-      removeFrom(session.chats, agent);
-      removeFrom(session.subagents, agent);
+      forgetSpan(session, agent);
     }
     this.#ended[reason] += 1;
     try {
@@ -906,17 +836,6 @@ export class AgentTracer {
     return found;
   }
 
-  /** The agent span holding work of `event` that names no turn: see {@link AgentTracer}. */
-  #containerFor(session: SessionState, event: BusEvent): AgentSpan | undefined {
-    const { agentId, depth } = event.causation;
-    const turns = session.turns;
-    for (let index = turns.length - 1; index >= 0; index -= 1) {
-      const turn = turns[index]!;
-      if (turn.agentId === agentId && turn.depth === depth) return turn;
-    }
-    return subagentFor(session, event) ?? turns.at(-1) ?? session.root;
-  }
-
   /** Records `event` on `target`, or holds it for the session's first span (bounded). */
   #place(session: SessionState, event: BusEvent, target: BusEventTarget | undefined): void {
     if (target !== undefined) this.#record(target, event);
@@ -945,68 +864,4 @@ export class AgentTracer {
 
 function noSpan(): undefined {
   return undefined;
-}
-
-function setUsage(attributes: Attributes, usage: UsageFields): void {
-  if (usage.inputTokens !== undefined)
-    attributes[ATTR_GEN_AI_USAGE_INPUT_TOKENS] = usage.inputTokens;
-  if (usage.outputTokens !== undefined) {
-    attributes[ATTR_GEN_AI_USAGE_OUTPUT_TOKENS] = usage.outputTokens;
-  }
-}
-
-function namedTurn(session: SessionState, turnId: string): AgentSpan | undefined {
-  if (turnId === '') return undefined;
-  const turns = session.turns;
-  for (let index = turns.length - 1; index >= 0; index -= 1) {
-    if (turns[index]!.key === turnId) return turns[index];
-  }
-  return undefined;
-}
-
-function newestTurn(session: SessionState, event: BusEvent): AgentSpan | undefined {
-  const { agentId, depth } = event.causation;
-  const turns = session.turns;
-  for (let index = turns.length - 1; index >= 0; index -= 1) {
-    const turn = turns[index]!;
-    if (turn.agentId === agentId && turn.depth === depth) return turn;
-  }
-  return turns.at(-1);
-}
-
-function chatByRequest(session: SessionState, requestId: string): AgentSpan | undefined {
-  return session.chats.find((chat) => chat.key === requestId);
-}
-
-function subagentBySpawn(session: SessionState, spawnId: string): AgentSpan | undefined {
-  return session.subagents.find((subagent) => subagent.key === spawnId);
-}
-
-/**
- * The newest open sub-agent that `event` runs inside: one spawned by another agent, or by the
- * same agent at a lower depth (a sub-agent's events carry its own agent id or a greater depth).
- */
-function subagentFor(session: SessionState, event: BusEvent): AgentSpan | undefined {
-  const subagent = session.subagents.at(-1);
-  if (subagent === undefined) return undefined;
-  const { agentId, depth } = event.causation;
-  return agentId !== subagent.agentId || depth > subagent.depth ? subagent : undefined;
-}
-
-function removeFrom(list: AgentSpan[], agent: AgentSpan): void {
-  const index = list.indexOf(agent);
-  if (index !== -1) list.splice(index, 1);
-}
-
-function isEmpty(session: SessionState): boolean {
-  return isEmptyButPending(session) && session.pending.length === 0;
-}
-
-function isEmptyButPending(session: SessionState): boolean {
-  return (
-    session.root === undefined &&
-    session.turns.length === 0 &&
-    session.chats.length === 0 &&
-    session.subagents.length === 0
-  );
 }
