@@ -41,9 +41,10 @@ import {
   type ReadableSpan,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
-import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { CollectedMetricReader } from '../src/demo/collected-metric-reader.js';
 import {
   EventBus,
   TOOL_INVOKE,
@@ -89,16 +90,6 @@ class SerializingExporter implements SpanExporter {
     done({ code: ExportResultCode.SUCCESS });
   }
   shutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
-/** A metric reader that is never read: instruments record, nothing is collected. */
-class IdleReader extends MetricReader {
-  protected override onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  protected override onShutdown(): Promise<void> {
     return Promise.resolve();
   }
 }
@@ -244,7 +235,7 @@ function sides(): { sides: Side[]; tracing: ToolCallTracing } {
   // never: the cost of recording, not of exporting).
   traceToolCalls(metered.bus, {
     tracerProvider: newProvider(),
-    meterProvider: new MeterProvider({ readers: [new IdleReader()] }),
+    meterProvider: new MeterProvider({ readers: [new CollectedMetricReader()] }),
   });
   const tracer = newProvider().getTracer('bench');
   subscribeHandWritten(naive.bus, newProvider().getTracer('bench'));

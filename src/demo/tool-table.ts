@@ -1,15 +1,6 @@
-import { MeterProvider, MetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
+import { MeterProvider, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
+import { CollectedMetricReader } from './collected-metric-reader.js';
 import { formatDuration } from './waterfall.js';
-
-/** A metric reader the demo collects once, at its end screen. */
-class DemoMetricReader extends MetricReader {
-  protected override onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  protected override onShutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 /** One row of the end screen's table. */
 interface ToolRow {
@@ -28,7 +19,7 @@ interface ToolRow {
  * instruments a user's dashboard would chart.
  */
 export class ToolTable {
-  readonly #reader = new DemoMetricReader();
+  readonly #reader = new CollectedMetricReader();
   readonly meterProvider = new MeterProvider({ readers: [this.#reader] });
 
   /** The table, one row per tool, in name order. */

@@ -1,4 +1,5 @@
-import { DataPointType, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { DataPointType, MeterProvider } from '@opentelemetry/sdk-metrics';
+import { CollectedMetricReader } from '../../src/demo/collected-metric-reader.js';
 import { AgentMetrics } from '../../src/otel/agent-metrics.js';
 import { SidecarMetrics } from '../../src/sidecar/pipeline/sidecar-metrics.js';
 
@@ -20,17 +21,6 @@ export interface EmittedInstrument {
   attributes: string[];
 }
 
-/** A reader that exports nowhere: {@link MetricReader.collect} is all the test needs. */
-class CollectingReader extends MetricReader {
-  protected override onShutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  protected override onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
 /**
  * Every instrument the library and the sidecar record, read from a real MeterProvider after
  * driving the code that records them: {@link AgentMetrics} through each of its methods with
@@ -39,7 +29,7 @@ class CollectingReader extends MetricReader {
  * names, units, kinds and attribute keys are the ones the source really emits, not a copy.
  */
 export async function emittedInstruments(): Promise<EmittedInstrument[]> {
-  const reader = new CollectingReader();
+  const reader = new CollectedMetricReader();
   const provider = new MeterProvider({ readers: [reader] });
   try {
     const agent = new AgentMetrics(provider);

@@ -7,23 +7,17 @@ import {
 import {
   DataPointType,
   MeterProvider,
-  MetricReader,
   type HistogramMetricData,
   type MetricData,
   type SumMetricData,
 } from '@opentelemetry/sdk-metrics';
+import { CollectedMetricReader } from '../../src/demo/collected-metric-reader.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BusEvent, EventBus } from '../../src/bus/index.js';
 import { at, spanOfCall, startTracingHarness, type TracingHarness } from './tracing-harness.js';
 
 /** A real SDK reader that hands over what the instruments hold when asked. */
-class PullReader extends MetricReader {
-  protected override onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  protected override onShutdown(): Promise<void> {
-    return Promise.resolve();
-  }
+class PullReader extends CollectedMetricReader {
   async metric(name: string): Promise<MetricData | undefined> {
     const { resourceMetrics } = await this.collect();
     for (const scope of resourceMetrics.scopeMetrics) {
