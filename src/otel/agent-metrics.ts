@@ -127,7 +127,7 @@ export class AgentMetrics {
   /** A call's span ended for `reason`; `startedAs` is the name it was counted in flight under. */
   callEnded(call: CallMeasurement, reason: EndReason, startedAs: string): void {
     this.#inFlight.add(-1, { [ATTR_GEN_AI_TOOL_NAME]: startedAs });
-    if (reason === 'evicted' || reason === 'shutdown') return;
+    if (!isMeasured(reason)) return;
     const attributes: Attributes = {
       [ATTR_GEN_AI_OPERATION_NAME]: EXECUTE_TOOL,
       [ATTR_GEN_AI_TOOL_NAME]: call.toolName,
@@ -154,7 +154,7 @@ export class AgentMetrics {
     errorType: string,
     reason: EndReason,
   ): void {
-    if (reason === 'evicted' || reason === 'shutdown') return;
+    if (!isMeasured(reason)) return;
     const attributes: Attributes = { [ATTR_GEN_AI_OPERATION_NAME]: INVOKE_AGENT };
     if (agentName !== '') attributes[ATTR_GEN_AI_AGENT_NAME] = agentName;
     if (errorType !== '') attributes[ATTR_ERROR_TYPE] = errorType;
@@ -163,7 +163,7 @@ export class AgentMetrics {
 
   /** A model call's span ended. */
   chatEnded(chat: ChatMeasurement, reason: EndReason): void {
-    if (reason === 'evicted' || reason === 'shutdown') return;
+    if (!isMeasured(reason)) return;
     const attributes: Attributes = { [ATTR_GEN_AI_OPERATION_NAME]: CHAT };
     if (chat.requestModel !== '') attributes[ATTR_GEN_AI_REQUEST_MODEL] = chat.requestModel;
     if (chat.responseModel !== '') attributes[ATTR_GEN_AI_RESPONSE_MODEL] = chat.responseModel;
@@ -178,6 +178,14 @@ export class AgentMetrics {
       this.#tokenUsage.record(chat.outputTokens, { ...tokens, [ATTR_TOKEN_TYPE]: 'output' });
     }
   }
+}
+
+/**
+ * Whether a span that ended for `reason` is measured: one cut short by eviction or shutdown is
+ * not, since its result may still come (a sidecar restarted from its checkpoint reads it again).
+ */
+function isMeasured(reason: EndReason): boolean {
+  return reason !== 'evicted' && reason !== 'shutdown';
 }
 
 function secondsBetween(startUnixNano: bigint, endUnixNano: bigint): number {
