@@ -82,8 +82,13 @@ export class EventPipeline {
    * `session_id` belong to it, as in a Nexus journal, where only that event names the session.
    */
   readonly #sessions = new Map<string, string>();
-  /** Event ids and (session, tool call id) pairs of invokes seen lately, to count reuse. */
-  readonly #eventIds: RecentKeys;
+  /**
+   * Event ids seen lately, per client (a source name or an HTTP client), to count reuse. Kept
+   * apart per client rather than under a client-prefixed key: the id string the line brought is
+   * the key as it is, with no new string built and hashed for every line.
+   */
+  readonly #eventIds = new Map<string, RecentKeys>();
+  /** (session, tool call id) pairs of invokes seen lately, to count reuse. */
   readonly #callKeys: RecentKeys;
   /** Who was told about a reuse already (`kind` + client): once each. */
   readonly #reuseReported = new Set<string>();
@@ -95,8 +100,7 @@ export class EventPipeline {
     this.#maxLineBytes = options.maxLineBytes;
     this.#decodeOptions = { maxLineBytes: options.maxLineBytes };
     this.#maxRemembered = options.maxRemembered ?? 100_000;
-    this.#eventIds = new RecentKeys(this.#maxRemembered / 2);
-    this.#callKeys = new RecentKeys(this.#maxRemembered / 2);
+    this.#callKeys = new RecentKeys(Math.ceil(this.#maxRemembered / 2));
     this.#log = options.log ?? (() => {});
   }
 
@@ -326,8 +330,13 @@ export class EventPipeline {
    * so both are counted (`tooltrace_ids_reused_total`) and reported once per client.
    */
   #countReuse(init: EventInit, hasEventId: boolean, client: string): void {
-    if (hasEventId && this.#eventIds.seenBefore(`${client}\u0000${init.id!}`)) {
-      this.#reused('event_id', client, init);
+    if (hasEventId) {
+      let eventIds = this.#eventIds.get(client);
+      if (eventIds === undefined) {
+        eventIds = new RecentKeys(Math.ceil(this.#maxRemembered / 2));
+        this.#eventIds.set(client, eventIds);
+      }
+      if (eventIds.seenBefore(init.id!)) this.#reused('event_id', client, init);
     }
     if (init.type !== TOOL_INVOKE) return;
     const payload = init.payload as { id?: unknown } | null | undefined;
