@@ -20,8 +20,10 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 
-# tsconfig.build.json (rootDir src, outDir dist) extends tsconfig.json: src/cli.ts -> dist/cli.js.
+# tsconfig.build.json (rootDir src, outDir dist) extends tsconfig.json: src/cli.ts -> dist/cli.js,
+# which scripts/bundle-cli.ts then replaces with the bundled command (chunks in dist/cli-chunks).
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/bundle-cli.ts ./scripts/
 COPY src ./src
 RUN npm run build
 

@@ -5,14 +5,19 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Vitest's global setup: builds `dist` once before any test file runs, so the tests that spawn
- * the CLI or import the package by name run the built JavaScript with plain `node`. The build is
- * incremental (tsconfig.build.json keeps its state inside `dist`, so deleting `dist` rebuilds it
- * whole): after `npm test`'s own build, or when nothing changed, it takes about a second.
+ * Vitest's global setup: builds `dist` once before any test file runs, as `npm run build` does,
+ * so the tests that spawn the CLI (the bundled `dist/cli.js`) or import the package by name run
+ * the built JavaScript with plain `node`. The compile is incremental (tsconfig.build.json keeps
+ * its state inside `dist`, so deleting `dist` rebuilds it whole) and the bundle takes well under
+ * a second: after `npm test`'s own build, or when nothing changed, it takes about two.
  */
 export default function buildDist(): void {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bundle-cli.ts'], {
     cwd: ROOT,
     stdio: 'inherit',
   });

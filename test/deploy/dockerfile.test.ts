@@ -89,12 +89,12 @@ describe('Dockerfile', () => {
       expect(install!.line).toBeLessThan(copiesSources!.line);
     });
 
-    it("runs package.json's build script, which compiles with tsconfig.build.json", () => {
+    it("runs package.json's build script, which compiles with tsconfig.build.json and bundles the command", () => {
       expect(instructionsOf(build, 'RUN').some((run) => /\bnpm run build\b/.test(run.args))).toBe(
         true,
       );
       const scripts = mapAt(packageJson.scripts, 'package.json: scripts');
-      expect(scripts.build).toBe('tsc -p tsconfig.build.json');
+      expect(scripts.build).toBe('tsc -p tsconfig.build.json && tsx scripts/bundle-cli.ts');
     });
 
     it('copies every file the build reads and nothing .dockerignore leaves out', () => {
@@ -257,6 +257,7 @@ describe('Dockerfile', () => {
         'package-lock.json',
         'tsconfig.json',
         'tsconfig.build.json',
+        'scripts/bundle-cli.ts',
         'src/cli.ts',
         'LICENSE',
       ]) {

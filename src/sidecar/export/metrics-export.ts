@@ -84,19 +84,26 @@ export function resolveMetricsExport(
 export async function startMetricsExport(options: MetricsExportOptions): Promise<MetricsExport> {
   const { config } = options;
   const exporterOptions = { url: config.url, headers: options.headers };
-  const { MeterProvider, PeriodicExportingMetricReader } =
-    await import('@opentelemetry/sdk-metrics');
+  const { MeterProvider, PeriodicExportingMetricReader } = commonJs(
+    await import('@opentelemetry/sdk-metrics'),
+  );
   let exporter;
   if (config.protocol === 'grpc') {
-    const { OTLPMetricExporter } = await import('@opentelemetry/exporter-metrics-otlp-grpc');
-    const metadata = new (await import('@grpc/grpc-js')).Metadata();
+    const { OTLPMetricExporter } = commonJs(
+      await import('@opentelemetry/exporter-metrics-otlp-grpc'),
+    );
+    const metadata = new (commonJs(await import('@grpc/grpc-js')).Metadata)();
     for (const [key, value] of Object.entries(options.headers)) metadata.set(key, value);
     exporter = new OTLPMetricExporter({ url: config.url, metadata });
   } else if (config.protocol === 'http/json') {
-    const { OTLPMetricExporter } = await import('@opentelemetry/exporter-metrics-otlp-http');
+    const { OTLPMetricExporter } = commonJs(
+      await import('@opentelemetry/exporter-metrics-otlp-http'),
+    );
     exporter = new OTLPMetricExporter(exporterOptions);
   } else {
-    const { OTLPMetricExporter } = await import('@opentelemetry/exporter-metrics-otlp-proto');
+    const { OTLPMetricExporter } = commonJs(
+      await import('@opentelemetry/exporter-metrics-otlp-proto'),
+    );
     exporter = new OTLPMetricExporter(exporterOptions);
   }
   const reader = new PeriodicExportingMetricReader({
@@ -153,4 +160,15 @@ function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): n
     );
   }
   return value;
+}
+
+/**
+ * The exports of a CommonJS package loaded with `import()`. Node gives them as named exports
+ * (and the whole `module.exports` as `default`), and so does tsx; the bundled command, where
+ * esbuild puts a lazily loaded CommonJS package in a chunk of its own, gives them only as
+ * `default`. Reading `default` first works under all three.
+ */
+function commonJs<Namespace extends object>(namespace: Namespace): Namespace {
+  const whole = (namespace as { default?: unknown }).default;
+  return typeof whole === 'object' && whole !== null ? (whole as Namespace) : namespace;
 }
