@@ -16,8 +16,10 @@
  * (the straightforward one records no metrics, so the sidecar's would be extra work), and both
  * are checked for loss: every `execute_tool` span must arrive (distinct span ids). Each round
  * runs straightforward and sidecar alternately on http/protobuf, then on http/json, then the
- * floor; the median of the rounds is reported, with each process's peak RSS (`maxRSS`, read in
- * the child at exit by a preloaded one-liner). Each tool call is 12 lines (invoke, 10 stream
+ * floor; the median of the rounds is reported, with each process's peak RSS (`maxRSS`) and the
+ * CPU time it used (user + system, all threads), both read in the child at exit by a preloaded
+ * one-liner: on a busy machine the CPU-time ratio moves less than the wall-clock one, which is
+ * the figure the bar is about. Each tool call is 12 lines (invoke, 10 stream
  * events, result) of about 320 bytes. The test receiver runs in a worker thread of this process.
  */
 import { spawn } from 'node:child_process';
@@ -46,9 +48,12 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'cli.js');
 /** Where the compiled straightforward pipeline goes: under node_modules, so its imports resolve. */
 const COMPILED = join(ROOT, 'node_modules', '.cache', 'tooltrace-bench', 'straightforward.mjs');
-const RSS_MARK = 'TOOLTRACE_BENCH_MAX_RSS_KB=';
-/** Preloaded into every child: reports its peak resident set size on stderr as it exits. */
-const REPORT_RSS = `data:text/javascript,process.on('exit',()=>process.stderr.write('\\n${RSS_MARK}'+process.resourceUsage().maxRSS+'\\n'))`;
+const USAGE_MARK = 'TOOLTRACE_BENCH_USAGE=';
+/**
+ * Preloaded into every child: reports on stderr as it exits its peak resident set size (KB) and
+ * the CPU time it used (user + system, µs, all threads: the garbage collector's helpers too).
+ */
+const REPORT_USAGE = `data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\n${USAGE_MARK}'+u.maxRSS+','+(u.userCPUTime+u.systemCPUTime)+'\\n')})`;
 const PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 type Protocol = (typeof PROTOCOLS)[number];
 
@@ -100,6 +105,7 @@ class ReceiverWorker {
 interface Run {
   seconds: number;
   maxRssKb: number;
+  cpuSeconds: number;
 }
 
 /** The runs of one row of the table. */
@@ -113,6 +119,10 @@ class Row {
 
   get maxRssKb(): number {
     return Math.max(...this.runs.map((run) => run.maxRssKb));
+  }
+
+  get cpuSeconds(): number {
+    return median(this.runs.map((run) => run.cpuSeconds));
   }
 }
 
@@ -172,11 +182,11 @@ async function main(): Promise<void> {
 
   console.log('');
   console.log(
-    `${'process'.padEnd(34)}${'lines/s'.padStart(11)}${'calls/s'.padStart(10)}${'peak RSS'.padStart(11)}  delivered`,
+    `${'process'.padEnd(34)}${'lines/s'.padStart(11)}${'calls/s'.padStart(10)}${'CPU s'.padStart(8)}${'peak RSS'.padStart(11)}  delivered`,
   );
   const print = (row: Row, delivered: string): void =>
     console.log(
-      `${row.name.padEnd(34)}${format(row.linesPerSecond).padStart(11)}${format(row.linesPerSecond / 12).padStart(10)}${`${(row.maxRssKb / 1024).toFixed(0)} MB`.padStart(11)}  ${delivered}`,
+      `${row.name.padEnd(34)}${format(row.linesPerSecond).padStart(11)}${format(row.linesPerSecond / 12).padStart(10)}${row.cpuSeconds.toFixed(2).padStart(8)}${`${(row.maxRssKb / 1024).toFixed(0)} MB`.padStart(11)}  ${delivered}`,
     );
   print(floor, '-');
   for (const { plain, sidecar } of rows.values()) {
@@ -190,7 +200,7 @@ async function main(): Promise<void> {
       sidecar.runs.map((run, round) => plain.runs[round]!.seconds / run.seconds),
     );
     console.log(
-      `${protocol.padEnd(14)} sidecar / straightforward ${perRound.toFixed(2)}x, median of the rounds' ratios (bar 1.5, goal 2; of the rows' medians ${(sidecar.linesPerSecond / plain.linesPerSecond).toFixed(2)}x); sidecar / floor ${(sidecar.linesPerSecond / floor.linesPerSecond).toFixed(2)}x (goal 0.5); straightforward / floor ${(plain.linesPerSecond / floor.linesPerSecond).toFixed(2)}x`,
+      `${protocol.padEnd(14)} sidecar / straightforward ${perRound.toFixed(2)}x, median of the rounds' ratios (bar 1.5, goal 2; of the rows' medians ${(sidecar.linesPerSecond / plain.linesPerSecond).toFixed(2)}x; in CPU time ${(plain.cpuSeconds / sidecar.cpuSeconds).toFixed(2)}x); sidecar / floor ${(sidecar.linesPerSecond / floor.linesPerSecond).toFixed(2)}x (goal 0.5); straightforward / floor ${(plain.linesPerSecond / floor.linesPerSecond).toFixed(2)}x`,
     );
   }
   console.log(
@@ -228,7 +238,7 @@ async function timeChild(
 ): Promise<Run> {
   const stdin = openSync(input, 'r');
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', REPORT_RSS, ...args], {
+  const child = spawn(process.execPath, ['--import', REPORT_USAGE, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: [stdin, 'inherit', 'pipe'],
@@ -240,9 +250,16 @@ async function timeChild(
   const seconds = (performance.now() - started) / 1000;
   closeSync(stdin);
   if (code !== 0) throw new Error(`${args.join(' ')} exited with ${code}:\n${stderr}`);
-  const mark = stderr.lastIndexOf(RSS_MARK);
-  const maxRssKb = mark < 0 ? Number.NaN : Number.parseInt(stderr.slice(mark + RSS_MARK.length));
-  return { seconds, maxRssKb };
+  const mark = stderr.lastIndexOf(USAGE_MARK);
+  const [maxRssKb = Number.NaN, cpuMicros = Number.NaN] =
+    mark < 0
+      ? []
+      : stderr
+          .slice(mark + USAGE_MARK.length)
+          .split('\n', 1)[0]!
+          .split(',')
+          .map(Number);
+  return { seconds, maxRssKb, cpuSeconds: cpuMicros / 1e6 };
 }
 
 function median(values: readonly number[]): number {
