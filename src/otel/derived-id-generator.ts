@@ -1,7 +1,9 @@
 import { randomFillSync } from 'node:crypto';
-import { hashHex } from './stable-hash.js';
+import { prefixedHasher } from './stable-hash.js';
 
 const POOL_BYTES = 4096;
+const traceHash = prefixedHasher('trace\u0000');
+const spanHash = prefixedHasher('span\u0000');
 const pool = Buffer.allocUnsafe(POOL_BYTES);
 let poolOffset = POOL_BYTES;
 
@@ -51,12 +53,12 @@ export class DerivedIdGenerator {
 
   /** The 32-hex-character trace id derived from `key`. */
   traceIdFor(key: string): string {
-    return hashHex(`trace\u0000${key}`, 4);
+    return traceHash(key, 4);
   }
 
   /** The 16-hex-character span id derived from `key`. */
   spanIdFor(key: string): string {
-    return hashHex(`span\u0000${key}`, 2);
+    return spanHash(key, 2);
   }
 
   /**
