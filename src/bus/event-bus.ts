@@ -62,9 +62,19 @@ export class EventBus {
   #all: Subscription[] = [];
   /** Merged, sorted handler lists per type; rebuilt lazily after any (un)subscribe. */
   #lists = new Map<string, readonly Subscription[]>();
+  /**
+   * The sorted list of `#all`, which is every type's list while no one subscribed to a type (a
+   * sidecar's bus, with only the tracing subscriber): no lookup by type per event then.
+   */
+  #allSorted: readonly Subscription[] | undefined;
   readonly #ring: EventRing<BusEvent>;
   readonly #onError: EventBusOptions['onError'];
   readonly #dispatchFrames: boolean;
+  /**
+   * Whether this bus ever entered a frame: with `dispatchFrames` off and no `withCausation` yet,
+   * no frame of this bus can be current, so an emit need not look for one.
+   */
+  #framesEntered: boolean;
   #default: CausationContext = {};
   #sequence = 0;
   #order = 0;
@@ -86,6 +96,7 @@ export class EventBus {
     this.#ring = new EventRing(ringSize);
     this.#onError = options.onError;
     this.#dispatchFrames = options.dispatchFrames ?? true;
+    this.#framesEntered = this.#dispatchFrames;
   }
 
   /** Emits an event of `type` and returns it once every handler ran. */
@@ -152,6 +163,7 @@ export class EventBus {
     checkContext(context, 'context');
     if (typeof fn !== 'function') throw new TypeError('fn must be a function');
     const frame = this.#frame();
+    this.#framesEntered = true;
     return runInFrame(
       {
         bus: this,
@@ -224,6 +236,7 @@ export class EventBus {
   }
 
   #frame(): DispatchFrame | undefined {
+    if (!this.#framesEntered) return undefined;
     const frame = currentFrame();
     return frame !== undefined && frame.bus === this ? frame : undefined;
   }
@@ -395,7 +408,7 @@ export class EventBus {
     } else {
       this.#typed.set(type, [...(this.#typed.get(type) ?? []), subscription]);
     }
-    this.#lists = new Map();
+    this.#subscriptionsChanged();
 
     const unsubscribe = (): void => {
       if (!subscription.active) return;
@@ -409,7 +422,7 @@ export class EventBus {
         if (remaining.length === 0) this.#typed.delete(type);
         else this.#typed.set(type, remaining);
       }
-      this.#lists = new Map();
+      this.#subscriptionsChanged();
     };
     signal?.addEventListener('abort', unsubscribe, { once: true });
 
@@ -455,16 +468,16 @@ export class EventBus {
     };
   }
 
+  #subscriptionsChanged(): void {
+    this.#lists = new Map();
+    this.#allSorted = undefined;
+  }
+
   #handlersFor(type: string): readonly Subscription[] {
+    if (this.#typed.size === 0) return (this.#allSorted ??= sorted(EMPTY, this.#all));
     let list = this.#lists.get(type);
     if (list === undefined) {
-      const typed = this.#typed.get(type) ?? EMPTY;
-      list =
-        typed.length === 0 && this.#all.length === 0
-          ? EMPTY
-          : [...typed, ...this.#all].sort(
-              (left, right) => left.priority - right.priority || left.order - right.order,
-            );
+      list = sorted(this.#typed.get(type) ?? EMPTY, this.#all);
       this.#lists.set(type, list);
     }
     return list;
@@ -472,6 +485,17 @@ export class EventBus {
 }
 
 function noop(): void {}
+
+/** The handlers of one type and of every type, in delivery order. */
+function sorted(
+  typed: readonly Subscription[],
+  all: readonly Subscription[],
+): readonly Subscription[] {
+  if (typed.length === 0 && all.length === 0) return EMPTY;
+  return [...typed, ...all].sort(
+    (left, right) => left.priority - right.priority || left.order - right.order,
+  );
+}
 
 function checkType(type: unknown): asserts type is string {
   if (typeof type !== 'string' || type === '') {

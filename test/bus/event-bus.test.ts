@@ -64,6 +64,22 @@ describe('EventBus', () => {
       expect(order).toEqual(['all-p-1', 'p0-first', 'p0-second', 'p5']);
     });
 
+    it('keeps that order as subscriptions to every type and to one type come and go', () => {
+      const bus = new EventBus();
+      const order: string[] = [];
+      bus.subscribeAll(() => void order.push('all-p1'), { priority: 1 });
+      bus.emit('a', null);
+      const offTyped = bus.subscribe('a', () => void order.push('a-p0'));
+      bus.emit('a', null);
+      bus.emit('b', null);
+      const offAll = bus.subscribeAll(() => void order.push('all-p-1'), { priority: -1 });
+      offTyped();
+      bus.emit('a', null);
+      offAll();
+      bus.emit('a', null);
+      expect(order).toEqual(['all-p1', 'a-p0', 'all-p1', 'all-p1', 'all-p-1', 'all-p1', 'all-p1']);
+    });
+
     it('applies a subscription filter', () => {
       const bus = new EventBus();
       const seen: unknown[] = [];
@@ -233,6 +249,10 @@ describe('EventBus', () => {
       expect(children.map((child) => child.causation.parentId)).toEqual(['', '']);
       const scoped = bus.withCausation({ sessionId: 'scoped' }, () => bus.emit('child', null));
       expect(scoped.causation.sessionId).toBe('scoped');
+      const later = bus.withCausation({ sessionId: 'later' }, () =>
+        Promise.resolve().then(() => bus.emit('child', null)),
+      );
+      expect((await later).causation.sessionId).toBe('later');
       expect(new EventBus({ dispatchFrames: true }).emit('a', null).causation.parentId).toBe('');
       expect(() => new EventBus({ dispatchFrames: 'no' as never })).toThrow(/dispatchFrames/);
     });
