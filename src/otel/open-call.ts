@@ -114,6 +114,11 @@ export class OpenCall {
   #highestSequence = 0;
   #gaps: Set<number> | undefined;
   #sampler: StreamSampler | undefined;
+  /**
+   * Whether a stream event came with a time before the call's latest: only then can the kept
+   * marks be out of time order, so only then does the flush compare their times.
+   */
+  #streamBackwards = false;
   /** The latest partial's payload, kept only with content capture, for in-flight snapshots. */
   #lastPartialPayload: unknown;
   readonly #settings: StreamSettings;
@@ -185,6 +190,7 @@ export class OpenCall {
     const seq = typeof sequence === 'number' && Number.isSafeInteger(sequence) ? sequence : 0;
     if (seq > 0 && !this.#isNew(seq)) return false;
     if (timeUnixNano > this.lastUnixNano) this.lastUnixNano = timeUnixNano;
+    else if (timeUnixNano < this.lastUnixNano) this.#streamBackwards = true;
     this.lastActivity = now;
     let value: number;
     if (kind === PARTIAL) {
@@ -219,7 +225,8 @@ export class OpenCall {
     this.#sampler = undefined;
     const marks = sampler.marks();
     // Events that arrived out of order (a sidecar's input) still become span events in time order.
-    for (let index = 1; index < marks.length; index += 1) {
+    // Marks are kept in arrival order, so events that never went back in time are in order.
+    for (let index = 1; this.#streamBackwards && index < marks.length; index += 1) {
       if (marks[index - 1]!.timeUnixNano > marks[index]!.timeUnixNano) {
         marks.sort(byTime);
         break;
