@@ -317,7 +317,7 @@ export class ToolCallTracer {
       }
     }
     if (invokeId !== '') {
-      if (this.#index.endedCall(invokeId) !== undefined || this.#cutShort.get(invokeId)) {
+      if (this.#index.endedCall(invokeId) !== undefined || this.#wasCutShort(invokeId)) {
         this.#counts.duplicateEvents += 1;
         return;
       }
@@ -385,6 +385,12 @@ export class ToolCallTracer {
     }
   }
 
+  /** Whether the call with this invoke id or call key ended before its result. */
+  #wasCutShort(key: string): boolean {
+    // Calls are rarely cut short: most of the time there is nothing to look up.
+    return this.#cutShort.size !== 0 && this.#cutShort.get(key) === true;
+  }
+
   /** Records held events, in time order, on the call they were waiting for. */
   #applyHeld(call: OpenCall, events: BusEvent[]): void {
     for (const event of events.sort(byTime)) {
@@ -405,8 +411,8 @@ export class ToolCallTracer {
     if (
       this.#index.endedCall(parentId) !== undefined ||
       this.#index.endedCall(key) !== undefined ||
-      this.#cutShort.get(parentId) === true ||
-      this.#cutShort.get(key) === true
+      this.#wasCutShort(parentId) ||
+      this.#wasCutShort(key)
     ) {
       this.#counts.lateEvents += 1;
       return;
