@@ -80,6 +80,7 @@ import type { CausalIndex } from './causal-index.js';
 import type { ContentCapture } from './content-capture.js';
 import type { ErrorReporter } from './error-reporter.js';
 import { GenerationalMap } from './generational-map.js';
+import { hrTimeFromUnixNano } from './hr-time.js';
 import type { ResolvedOptions } from './options.js';
 import type { Containers, SpanStarter } from './span-starter.js';
 
@@ -692,7 +693,7 @@ export class AgentTracer {
     }
     const span = starter.open({
       name: how.name,
-      startUnixNano,
+      startTime: hrTimeFromUnixNano(startUnixNano),
       attributes: how.attributes,
       parentContext,
       selfKey,

@@ -14,7 +14,7 @@ import type { ScopeRunner } from '../bus/index.js';
 import { spanRunner } from './agent-span.js';
 import { BusEventBudget } from './bus-event-budget.js';
 import type { ContentCapture } from './content-capture.js';
-import { byTime, hrTimeFromUnixNano, hrTimeNear, millisecondsBetween } from './hr-time.js';
+import { byTime, hrTimeNear, millisecondsBetween } from './hr-time.js';
 import { payloadBytes } from './payload-bytes.js';
 import { streamEventAttributes } from './stream-event-attributes.js';
 import { PARTIAL, StreamSampler, type StreamKind, type StreamMark } from './stream-sampler.js';
@@ -127,33 +127,36 @@ export class OpenCall {
 
   constructor(
     span: Span,
-    ids: {
+    start: {
       invokeId: string;
       callId: string;
       sessionId: string;
       parentId: string;
       name: string;
+      startUnixNano: bigint;
       event: { causation: { agentId: string } };
     },
-    startUnixNano: bigint,
+    /** `start.startUnixNano` as the span was started with it (the SDK keeps it; read only). */
+    startHrTime: HrTime,
     now: number,
     orphan: boolean,
     settings: StreamSettings,
   ) {
+    const startUnixNano = start.startUnixNano;
     this.span = span;
     this.spanContext = span.spanContext();
-    this.invokeId = ids.invokeId;
-    this.callId = ids.callId;
-    this.sessionId = ids.sessionId;
-    this.parentLink = ids.parentId;
+    this.invokeId = start.invokeId;
+    this.callId = start.callId;
+    this.sessionId = start.sessionId;
+    this.parentLink = start.parentId;
     this.startUnixNano = startUnixNano;
-    this.#startHrTime = hrTimeFromUnixNano(startUnixNano);
+    this.#startHrTime = startHrTime;
     this.lastUnixNano = startUnixNano;
     this.lastActivity = now;
     this.orphan = orphan;
     this.#settings = settings;
-    this.toolName = ids.name;
-    this.agentId = ids.event.causation.agentId;
+    this.toolName = start.name;
+    this.agentId = start.event.causation.agentId;
     this.openedAt = now;
     this.liveAt = now;
   }

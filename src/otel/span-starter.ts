@@ -6,6 +6,7 @@ import {
   trace,
   type Attributes,
   type Context,
+  type HrTime,
   type Link,
   type Span,
   type SpanOptions,
@@ -60,6 +61,8 @@ export interface SpanStart {
 export interface StartedSpan {
   readonly span: Span;
   readonly parentSpanId: string;
+  /** The time the span started at, as given to the SDK (which keeps this very array). */
+  readonly startTime: HrTime;
 }
 
 /** The agent spans that hold work whose events have no causal ancestor span. */
@@ -85,7 +88,7 @@ export interface AgentLookups {
 /** What {@link SpanStarter.open} starts a span from. */
 export interface OpenRequest {
   readonly name: string;
-  readonly startUnixNano: bigint;
+  readonly startTime: HrTime;
   readonly attributes: Attributes;
   readonly parentContext: Context;
   /** What the span id is derived from (`''`: no derived id). */
@@ -144,16 +147,17 @@ export class SpanStarter {
           ? trace.setSpanContext(ROOT_CONTEXT, named)
           : this.#fallback(start.event, start.activeContext, this.#newestContainer);
     }
+    const startTime = hrTimeFromUnixNano(start.startUnixNano);
     const span = this.open({
       name: toolSpanName(start.name),
-      startUnixNano: start.startUnixNano,
+      startTime,
       attributes: start.attributes,
       parentContext,
       selfKey,
       traceKey: () => this.#traceKey(start.sessionId, selfKey, ancestry.rootId),
       links: start.links,
     });
-    return { span, parentSpanId: trace.getSpanContext(parentContext)?.spanId ?? '' };
+    return { span, parentSpanId: trace.getSpanContext(parentContext)?.spanId ?? '', startTime };
   }
 
   /**
@@ -175,7 +179,7 @@ export class SpanStarter {
     try {
       const options: SpanOptions = {
         kind: SpanKind.INTERNAL,
-        startTime: hrTimeFromUnixNano(request.startUnixNano),
+        startTime: request.startTime,
         attributes: request.attributes,
       };
       if (request.links !== undefined && request.links.length > 0) options.links = request.links;

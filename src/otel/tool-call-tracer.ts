@@ -464,8 +464,8 @@ export class ToolCallTracer {
     if (oldest !== undefined && this.#open.size >= this.#options.maxOpenSpans) {
       this.#endUnfinished(oldest, 'evicted');
     }
-    const { span, parentSpanId } = this.#starter.start(start);
-    const call = new OpenCall(span, start, start.startUnixNano, this.#now, orphan, this.#settings);
+    const { span, parentSpanId, startTime } = this.#starter.start(start);
+    const call = new OpenCall(span, start, startTime, this.#now, orphan, this.#settings);
     const agentName = start.attributes[ATTR_GEN_AI_AGENT_NAME];
     if (typeof agentName === 'string') call.agentName = agentName;
     call.parentSpanId = parentSpanId;
