@@ -1,4 +1,10 @@
-import type { Attributes, Histogram, MeterProvider, UpDownCounter } from '@opentelemetry/api';
+import {
+  createNoopMeter,
+  type Attributes,
+  type Histogram,
+  type MeterProvider,
+  type UpDownCounter,
+} from '@opentelemetry/api';
 import { VERSION } from '../version.js';
 import {
   ATTR_ERROR_TYPE,
@@ -77,9 +83,16 @@ export interface ChatMeasurement {
  * `tooltrace.tool.calls.in_flight`). A call is measured once, when its span ends with its result
  * or for idleness; one cut short by eviction or shutdown is not (its result, should it come in
  * a later run, counts then). In-flight snapshots, duplicates and late events never reach here.
- * With no meter provider registered, the API's no-op instruments make every record free.
+ * With no meter provider registered, the API's no-op meter records nothing, and the subscriber
+ * skips building what it would have been given ({@link AgentMetrics.recording}).
  */
 export class AgentMetrics {
+  /**
+   * Whether the meter records anything: `false` for the API's no-op meter (no meter provider
+   * registered, or a sidecar exporting no metrics), where building a call's measurement and its
+   * attributes would be work thrown away.
+   */
+  readonly recording: boolean;
   readonly #toolDuration: Histogram;
   readonly #agentDuration: Histogram;
   readonly #clientDuration: Histogram;
@@ -90,6 +103,7 @@ export class AgentMetrics {
 
   constructor(provider: MeterProvider) {
     const meter = provider.getMeter('tooltrace', VERSION);
+    this.recording = meter !== createNoopMeter();
     const seconds = (name: string, description: string): Histogram =>
       meter.createHistogram(name, {
         unit: 's',
@@ -121,11 +135,13 @@ export class AgentMetrics {
 
   /** A call's span started: one more in flight under `toolName`. */
   callStarted(toolName: string): void {
+    if (!this.recording) return;
     this.#inFlight.add(1, { [ATTR_GEN_AI_TOOL_NAME]: toolName });
   }
 
   /** A call's span ended for `reason`; `startedAs` is the name it was counted in flight under. */
   callEnded(call: CallMeasurement, reason: EndReason, startedAs: string): void {
+    if (!this.recording) return;
     this.#inFlight.add(-1, { [ATTR_GEN_AI_TOOL_NAME]: startedAs });
     if (!isMeasured(reason)) return;
     const attributes: Attributes = {
@@ -154,7 +170,7 @@ export class AgentMetrics {
     errorType: string,
     reason: EndReason,
   ): void {
-    if (!isMeasured(reason)) return;
+    if (!this.recording || !isMeasured(reason)) return;
     const attributes: Attributes = { [ATTR_GEN_AI_OPERATION_NAME]: INVOKE_AGENT };
     if (agentName !== '') attributes[ATTR_GEN_AI_AGENT_NAME] = agentName;
     if (errorType !== '') attributes[ATTR_ERROR_TYPE] = errorType;
@@ -163,7 +179,7 @@ export class AgentMetrics {
 
   /** A model call's span ended. */
   chatEnded(chat: ChatMeasurement, reason: EndReason): void {
-    if (!isMeasured(reason)) return;
+    if (!this.recording || !isMeasured(reason)) return;
     const attributes: Attributes = { [ATTR_GEN_AI_OPERATION_NAME]: CHAT };
     if (chat.requestModel !== '') attributes[ATTR_GEN_AI_REQUEST_MODEL] = chat.requestModel;
     if (chat.responseModel !== '') attributes[ATTR_GEN_AI_RESPONSE_MODEL] = chat.responseModel;

@@ -520,19 +520,22 @@ export class ToolCallTracer {
     this.#live?.finish(call);
     try {
       call.span.end(call.hrTime(endUnixNano));
-      this.#metrics.callEnded(
-        {
-          toolName: call.toolName,
-          agentName: call.agentName,
-          startUnixNano: call.startUnixNano,
-          endUnixNano,
-          errorType: call.errorType,
-          firstPartialUnixNano: call.firstPartialUnixNano,
-          streamEvents: call.streamEventCount,
-        },
-        reason,
-        call.meteredName,
-      );
+      // Without a meter that records, the measurement would be built for nothing.
+      if (this.#metrics.recording) {
+        this.#metrics.callEnded(
+          {
+            toolName: call.toolName,
+            agentName: call.agentName,
+            startUnixNano: call.startUnixNano,
+            endUnixNano,
+            errorType: call.errorType,
+            firstPartialUnixNano: call.firstPartialUnixNano,
+            streamEvents: call.streamEventCount,
+          },
+          reason,
+          call.meteredName,
+        );
+      }
     } catch (error) {
       this.#errors.report('tracer', error);
     }
