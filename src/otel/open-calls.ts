@@ -10,6 +10,12 @@ export class OpenCalls {
   readonly #byInvokeId = new Map<string, OpenCall>();
   /** Built on first use: library-mode events always pair by invoke id and never need it. */
   #byCallId: Map<string, OpenCall> | undefined;
+  /**
+   * The call found or added by invoke id last. Stream events of a call come in runs, each with
+   * its own copy of the invoke id string (a journal line's parent id): comparing it with this
+   * call's id spares hashing the fresh string and probing the map, most of the time.
+   */
+  #recent: OpenCall | undefined;
   #oldest: OpenCall | undefined;
   #newest: OpenCall | undefined;
   #size = 0;
@@ -21,7 +27,10 @@ export class OpenCalls {
     else this.#newest.next = call;
     this.#newest = call;
     this.#size += 1;
-    if (call.invokeId !== '') this.#byInvokeId.set(call.invokeId, call);
+    if (call.invokeId !== '') {
+      this.#byInvokeId.set(call.invokeId, call);
+      this.#recent = call;
+    }
     if (call.callId !== '') this.#byCallId?.set(call.callId, call);
   }
 
@@ -39,6 +48,7 @@ export class OpenCalls {
     call.previous = undefined;
     call.next = undefined;
     this.#size -= 1;
+    if (this.#recent === call) this.#recent = undefined;
     // An invoke id belongs to one call (duplicates are dropped), so no ownership check.
     if (call.invokeId !== '') this.#byInvokeId.delete(call.invokeId);
     if (call.callId !== '' && this.#byCallId?.get(call.callId) === call) {
@@ -48,7 +58,11 @@ export class OpenCalls {
 
   /** The open call started by the `tool.invoke` event `invokeId`. */
   byInvokeId(invokeId: string): OpenCall | undefined {
-    return this.#byInvokeId.get(invokeId);
+    const recent = this.#recent;
+    if (recent !== undefined && recent.invokeId === invokeId) return recent;
+    const call = this.#byInvokeId.get(invokeId);
+    if (call !== undefined) this.#recent = call;
+    return call;
   }
 
   /**
