@@ -330,12 +330,7 @@ export class EventBus {
         inner = undefined;
       }
       if (inner === undefined) continue;
-      const outer = runner;
-      runner =
-        outer === undefined
-          ? inner
-          : <A extends unknown[], R>(fn: (...args: A) => R, ...args: A): R =>
-              outer(inner, fn, ...args);
+      runner = runner === undefined ? inner : nested(runner, inner);
     }
     return runner;
   }
@@ -485,6 +480,16 @@ export class EventBus {
 }
 
 function noop(): void {}
+
+/**
+ * A scope that runs `inner` inside `outer`. Built here rather than in the loop over the scopes:
+ * a closure there would make every pass of the loop allocate a context for the variables it
+ * captures, whether or not the closure is made (one scope, the usual case, needs none).
+ */
+function nested(outer: ScopeRunner, inner: ScopeRunner): ScopeRunner {
+  return <A extends unknown[], R>(fn: (...args: A) => R, ...args: A): R =>
+    outer(inner, fn, ...args);
+}
 
 /** The handlers of one type and of every type, in delivery order. */
 function sorted(

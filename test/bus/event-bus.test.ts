@@ -560,6 +560,24 @@ describe('EventBus', () => {
       );
     });
 
+    it('nests several scopes, the one added first outermost', () => {
+      const bus = new EventBus();
+      const entered: string[] = [];
+      const scope =
+        (name: string) =>
+        () =>
+        <A extends unknown[], R>(fn: (...args: A) => R, ...args: A): R => {
+          entered.push(name);
+          return fn(...args);
+        };
+      bus.addDispatchScope(scope('outer'));
+      bus.addDispatchScope(() => undefined);
+      bus.addDispatchScope(scope('inner'));
+      bus.subscribe('job', () => void entered.push('handler'));
+      bus.emit('job', {});
+      expect(entered).toEqual(['outer', 'inner', 'handler']);
+    });
+
     it('delivers as if there were no scope when the scope throws', () => {
       const bus = new EventBus();
       bus.addDispatchScope(() => {
