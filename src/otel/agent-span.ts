@@ -8,6 +8,7 @@ import {
   type SpanContext,
 } from '@opentelemetry/api';
 import type { ScopeRunner } from '../bus/index.js';
+import type { AttributeTarget } from './attribute-target.js';
 import { BusEventBudget } from './bus-event-budget.js';
 import { hrTimeFromUnixNano, hrTimeNear } from './hr-time.js';
 
@@ -104,8 +105,8 @@ export class AgentSpan implements AgentSpanInit {
   }
 
   /** How many other bus events became span events or were only counted, when any came. */
-  eventAttributes(attributes: Attributes): void {
-    this.#busEvents.summarize(attributes);
+  eventAttributes(target: AttributeTarget): void {
+    this.#busEvents.summarize(target);
   }
 
   /** Runs handler code with this span active, so spans it starts are children of it. */

@@ -784,9 +784,8 @@ export class AgentTracer {
     }
     this.#ended[reason] += 1;
     try {
-      const attributes: Attributes = { [ATTR_END_REASON]: reason };
-      agent.eventAttributes(attributes);
-      agent.span.setAttributes(attributes);
+      agent.span.setAttribute(ATTR_END_REASON, reason);
+      agent.eventAttributes(agent.span);
       const end = endUnixNano > agent.startUnixNano ? endUnixNano : agent.startUnixNano;
       agent.span.end(agent.hrTime(end));
       this.#measure(agent, reason, end);

@@ -1,5 +1,6 @@
 import type { Attributes, HrTime, Span } from '@opentelemetry/api';
 import { ATTR_EVENTS_COALESCED, ATTR_EVENTS_RECORDED } from './attribute-names.js';
+import type { AttributeTarget } from './attribute-target.js';
 
 /**
  * How many other bus events (`plan.*`, `io.*`, …) one span keeps as span events: the first
@@ -21,10 +22,10 @@ export class BusEventBudget {
     return true;
   }
 
-  /** Writes how many were kept and only counted into `attributes`, when any came. */
-  summarize(attributes: Attributes): void {
+  /** Writes how many were kept and only counted to `target`, when any came. */
+  summarize(target: AttributeTarget): void {
     if (this.#recorded + this.#coalesced === 0) return;
-    attributes[ATTR_EVENTS_RECORDED] = this.#recorded;
-    attributes[ATTR_EVENTS_COALESCED] = this.#coalesced;
+    target.setAttribute(ATTR_EVENTS_RECORDED, this.#recorded);
+    target.setAttribute(ATTR_EVENTS_COALESCED, this.#coalesced);
   }
 }

@@ -12,6 +12,7 @@ import {
 } from './attribute-names.js';
 import type { ScopeRunner } from '../bus/index.js';
 import { spanRunner } from './agent-span.js';
+import { AttributeCollector, type AttributeTarget } from './attribute-target.js';
 import { BusEventBudget } from './bus-event-budget.js';
 import type { ContentCapture } from './content-capture.js';
 import { byTime, hrTimeNear, millisecondsBetween } from './hr-time.js';
@@ -241,13 +242,12 @@ export class OpenCall {
     }
   }
 
-  /** The stream summary every span carries (after {@link OpenCall.flushStream}). */
-  summaryAttributes(): Attributes {
-    const attributes = this.progressAttributes();
-    attributes[ATTR_STREAM_EVENTS_RECORDED] = this.#recorded;
-    attributes[ATTR_STREAM_EVENTS_COALESCED] = this.streamEventCount - this.#recorded;
-    this.#busEvents.summarize(attributes);
-    return attributes;
+  /** Writes the stream summary every span carries (after {@link OpenCall.flushStream}). */
+  writeSummary(target: AttributeTarget): void {
+    this.#writeProgress(target);
+    target.setAttribute(ATTR_STREAM_EVENTS_RECORDED, this.#recorded);
+    target.setAttribute(ATTR_STREAM_EVENTS_COALESCED, this.streamEventCount - this.#recorded);
+    this.#busEvents.summarize(target);
   }
 
   /**
@@ -269,19 +269,22 @@ export class OpenCall {
    * events): counts, bytes, time to first partial, last progress. In-flight snapshots carry it.
    */
   progressAttributes(): Attributes {
-    const attributes: Attributes = {
-      [ATTR_STREAM_PARTIAL_COUNT]: this.#partialCount,
-      [ATTR_STREAM_PROGRESS_COUNT]: this.#progressCount,
-      [ATTR_STREAM_PARTIAL_BYTES]: this.#partialBytes,
-    };
+    const collector = new AttributeCollector();
+    this.#writeProgress(collector);
+    return collector.attributes;
+  }
+
+  #writeProgress(target: AttributeTarget): void {
+    target.setAttribute(ATTR_STREAM_PARTIAL_COUNT, this.#partialCount);
+    target.setAttribute(ATTR_STREAM_PROGRESS_COUNT, this.#progressCount);
+    target.setAttribute(ATTR_STREAM_PARTIAL_BYTES, this.#partialBytes);
     if (this.#firstPartialUnixNano !== undefined) {
-      attributes[ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS] = Math.max(
-        0,
-        millisecondsBetween(this.startUnixNano, this.#firstPartialUnixNano),
+      target.setAttribute(
+        ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS,
+        Math.max(0, millisecondsBetween(this.startUnixNano, this.#firstPartialUnixNano)),
       );
     }
-    if (this.#lastProgress >= 0) attributes[ATTR_STREAM_LAST_PROGRESS] = this.#lastProgress;
-    return attributes;
+    if (this.#lastProgress >= 0) target.setAttribute(ATTR_STREAM_LAST_PROGRESS, this.#lastProgress);
   }
 
   /** Stream events recorded so far (duplicates excluded): what tells a snapshot it is stale. */

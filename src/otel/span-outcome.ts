@@ -1,4 +1,4 @@
-import { SpanStatusCode, type Attributes } from '@opentelemetry/api';
+import { SpanStatusCode } from '@opentelemetry/api';
 import {
   ATTR_END_REASON,
   ATTR_ERROR_TYPE,
@@ -39,15 +39,14 @@ export function applyResult(
 ): void {
   const span = call.span;
   call.flushStream();
-  const attributes = outcomeAttributes(call, 'result');
-  if (resultEventId !== '') attributes[ATTR_RESULT_EVENT_ID] = resultEventId;
+  writeOutcome(call, 'result');
+  if (resultEventId !== '') span.setAttribute(ATTR_RESULT_EVENT_ID, resultEventId);
   if (capture !== undefined && result.output !== undefined && result.output !== '') {
     const text = capture.text(ATTR_GEN_AI_TOOL_CALL_RESULT, result.output);
-    if (text !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_RESULT] = text;
+    if (text !== undefined) span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, text);
   }
   if (result.error === '' && !result.cancelled) {
-    span.setAttributes(attributes);
-    span.setStatus({ code: SpanStatusCode.OK });
+    span.setStatus(STATUS_OK);
     return;
   }
   const errorType = result.cancelled
@@ -57,9 +56,8 @@ export function applyResult(
       : ERROR_TYPE_OTHER;
   const message = filterMessage(result.error !== '' ? result.error : 'cancelled');
   call.errorType = errorType;
-  attributes[ATTR_ERROR_TYPE] = errorType;
-  if (result.cancelled) attributes[ATTR_TOOL_CANCELLED] = true;
-  span.setAttributes(attributes);
+  span.setAttribute(ATTR_ERROR_TYPE, errorType);
+  if (result.cancelled) span.setAttribute(ATTR_TOOL_CANCELLED, true);
   span.addEvent(
     EVENT_EXCEPTION,
     { [ATTR_EXCEPTION_TYPE]: errorType, [ATTR_EXCEPTION_MESSAGE]: message },
@@ -77,24 +75,27 @@ export function applyResult(
 export function applyUnfinished(call: OpenCall, reason: EndReason, idleTimeoutMs: number): void {
   const span = call.span;
   call.flushStream();
-  const attributes = outcomeAttributes(call, reason);
-  if (reason === 'abandoned') {
-    call.errorType = ERROR_TYPE_ABANDONED;
-    attributes[ATTR_ERROR_TYPE] = ERROR_TYPE_ABANDONED;
-    span.setAttributes(attributes);
-    span.setStatus({
-      code: SpanStatusCode.ERROR,
-      message: `no tool.result within ${idleTimeoutMs} ms of the call's last event`,
-    });
-    return;
-  }
-  span.setAttributes(attributes);
+  writeOutcome(call, reason);
+  if (reason !== 'abandoned') return;
+  call.errorType = ERROR_TYPE_ABANDONED;
+  span.setAttribute(ATTR_ERROR_TYPE, ERROR_TYPE_ABANDONED);
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    message: `no tool.result within ${idleTimeoutMs} ms of the call's last event`,
+  });
 }
 
-function outcomeAttributes(call: OpenCall, reason: EndReason): Attributes {
-  const attributes = call.summaryAttributes();
-  attributes[ATTR_END_REASON] = reason;
-  if (call.orphan && !call.invokeLate) attributes[ATTR_INVOKE_MISSING] = true;
-  if (call.invokeLate) attributes[ATTR_INVOKE_LATE] = true;
-  return attributes;
+/** The status of every call that succeeded; the SDK copies what it is given. */
+const STATUS_OK = { code: SpanStatusCode.OK } as const;
+
+/**
+ * Writes the stream summary and why the span ended straight into the span, one attribute at a
+ * time: an object handed to `setAttributes` would only be copied key by key.
+ */
+function writeOutcome(call: OpenCall, reason: EndReason): void {
+  const span = call.span;
+  call.writeSummary(span);
+  span.setAttribute(ATTR_END_REASON, reason);
+  if (call.orphan && !call.invokeLate) span.setAttribute(ATTR_INVOKE_MISSING, true);
+  if (call.invokeLate) span.setAttribute(ATTR_INVOKE_LATE, true);
 }
