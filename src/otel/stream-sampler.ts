@@ -84,8 +84,13 @@ export class StreamSampler {
     return this.#head.length + this.#middle.length + (this.#last === undefined ? 0 : 1);
   }
 
-  /** The kept marks in arrival order: the head, the middle, then the last. */
+  /**
+   * The kept marks in arrival order: the head, the middle, then the last. Asked for once, when
+   * the stream is over: when the head holds every kept mark (a short stream), the array is the
+   * sampler's own rather than a copy.
+   */
   marks(): StreamMark[] {
+    if (this.#middle.length === 0 && this.#last === undefined) return this.#head;
     const marks = this.#head.concat(this.#middle);
     if (this.#last !== undefined) marks.push(this.#last);
     return marks;
