@@ -15,6 +15,12 @@
  * For reference, (c′) runs the hand-written spans of (c) from a naive bus subscriber on the bus
  * of (a): what the SDK work alone costs in the same asynchronous setting.
  *
+ * (g) is the path of `tooltrace sidecar`: decoded journal lines (per call an invoke, ten stream
+ * events and a result, every id a string of its own as a decoder makes them) emitted with
+ * `emitEvent` on a bus without dispatch frames, traced with derived ids; next to (g′), a naive
+ * subscriber on the same bus making the same spans (same attributes, span events and status)
+ * with the SDK directly, as the straightforward pipeline the sidecar is compared with does.
+ *
  * (e) live updates: `BENCH_LIVE_CALLS` calls kept open for `BENCH_LIVE_SECONDS` of real time
  * while a timer feeds each one a partial every `BENCH_LIVE_EVERY_MS`, traced with
  * `liveUpdates` on (the default 1 s interval: every call is snapshotted once a second, since
@@ -50,13 +56,18 @@ import {
   TOOL_INVOKE,
   TOOL_RESULT,
   TOOL_STREAM_PARTIAL,
+  TOOL_STREAM_PROGRESS,
   bridge,
+  newEventId,
+  type BusEvent,
+  type Causation,
+  type EventInit,
   type ChannelTool,
   type ToolCall,
   type ToolEvent,
   type ToolStreamPartial,
 } from '../src/index.js';
-import { traceToolCalls, type ToolCallTracing } from '../src/otel/index.js';
+import { DerivedIdGenerator, traceToolCalls, type ToolCallTracing } from '../src/otel/index.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 4_000);
 const EVENTS_PER_CALL = Number(process.env.BENCH_EVENTS ?? 10);
@@ -68,6 +79,7 @@ const LIVE_CALLS = Number(process.env.BENCH_LIVE_CALLS ?? 1_000);
 const LIVE_SECONDS = Number(process.env.BENCH_LIVE_SECONDS ?? 4);
 const LIVE_EVERY_MS = Number(process.env.BENCH_LIVE_EVERY_MS ?? 10);
 const LIVE_ROUNDS = Number(process.env.BENCH_LIVE_ROUNDS ?? 5);
+const REPLAY_CALLS = Number(process.env.BENCH_REPLAY_CALLS ?? 5_000);
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
@@ -94,14 +106,17 @@ class SerializingExporter implements SpanExporter {
   }
 }
 
-function newProvider(): BasicTracerProvider {
+function newProvider(idGenerator?: DerivedIdGenerator): BasicTracerProvider {
   // A queue large enough that nothing is dropped: dropped spans would make a side look cheaper.
   const processor = new BatchSpanProcessor(new NoopExporter(), {
     maxQueueSize: 1_000_000,
     maxExportBatchSize: 512,
     scheduledDelayMillis: 1_000,
   });
-  return new BasicTracerProvider({ spanProcessors: [processor] });
+  return new BasicTracerProvider({
+    spanProcessors: [processor],
+    ...(idGenerator === undefined ? {} : { idGenerator }),
+  });
 }
 
 // eslint-disable-next-line @typescript-eslint/require-await
@@ -488,6 +503,187 @@ function printLive(live: { bus: LiveRun; off: LiveRun; on: LiveRun }): void {
   );
 }
 
+/** A copy of `text` that is a string of its own, as each journal line's decoded ids are. */
+function copyOf(text: string): string {
+  return Buffer.from(text, 'latin1').toString('latin1');
+}
+
+/** (g): `calls` calls as a sidecar decodes them, 12 lines each. */
+function replayJournal(calls: number): EventInit[] {
+  const lines: EventInit[] = [];
+  let time = 1_777_636_800_000_000_000n;
+  let sequence = 0;
+  const line = (type: string, parentId: string, payload: unknown): void => {
+    time += 1_000_001n;
+    sequence += 1;
+    const causation: Partial<Causation> = {
+      parentId: copyOf(parentId),
+      parentSeq: 0,
+      sessionId: copyOf('s1'),
+      agentId: copyOf('a1'),
+      depth: 0,
+      sequence,
+    };
+    const id = newEventId();
+    lines.push({
+      type: copyOf(type),
+      id,
+      timeUnixNano: time,
+      source: 'search',
+      causation,
+      payload,
+    });
+  };
+  for (let index = 0; index < calls; index += 1) {
+    const callId = `tc_${index}`;
+    line(TOOL_INVOKE, '', { id: callId, name: 'search', arguments: { query: `thing ${index}` } });
+    const invokeId = lines[lines.length - 1]!.id!;
+    for (let step = 1; step <= 10; step += 1) {
+      const stream = { tool_name: 'search', tool_id: callId, turn_id: '', sequence: step };
+      if (step % 2 === 0) {
+        line(TOOL_STREAM_PARTIAL, invokeId, { ...stream, payload: `chunk ${step} of ${index}` });
+      } else {
+        line(TOOL_STREAM_PROGRESS, invokeId, { ...stream, progress: step / 10, payload: 'step' });
+      }
+    }
+    line(TOOL_RESULT, invokeId, { id: callId, name: 'search', output: 'done' });
+  }
+  return lines;
+}
+
+/** A span of (g′) while its call runs: what the straightforward pipeline keeps. */
+interface NaiveCall {
+  span: Span;
+  startUnixNano: bigint;
+  partials: number;
+  progresses: number;
+  partialBytes: number;
+  firstPartialMs: number;
+  lastProgress: number;
+}
+
+function hrTimeOf(unixNano: bigint): [number, number] {
+  const seconds = unixNano / 1_000_000_000n;
+  return [Number(seconds), Number(unixNano - seconds * 1_000_000_000n)];
+}
+
+/** (g′): the spans of (g), made by a subscriber that calls the SDK directly. */
+function subscribeNaive(bus: EventBus, tracer: Tracer): void {
+  const open = new Map<string, NaiveCall>();
+  bus.subscribeAll((event: BusEvent) => {
+    const { causation } = event;
+    const time = hrTimeOf(event.timeUnixNano);
+    if (event.type === TOOL_INVOKE) {
+      const payload = event.payload as { id: string; name: string };
+      const span = tracer.startSpan(`execute_tool ${payload.name}`, {
+        kind: SpanKind.INTERNAL,
+        startTime: time,
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': payload.name,
+          'gen_ai.tool.type': 'function',
+          'gen_ai.tool.call.id': payload.id,
+          'gen_ai.conversation.id': causation.sessionId,
+          'gen_ai.agent.id': causation.agentId,
+          'gen_ai.agent.name': causation.agentId,
+          'tooltrace.depth': causation.depth,
+          'tooltrace.event.id': event.id,
+          'tooltrace.event.sequence': causation.sequence,
+          'tooltrace.event.source': event.source ?? '',
+        },
+      });
+      open.set(event.id, {
+        span,
+        startUnixNano: event.timeUnixNano,
+        partials: 0,
+        progresses: 0,
+        partialBytes: 0,
+        firstPartialMs: -1,
+        lastProgress: -1,
+      });
+      return;
+    }
+    const call = open.get(causation.parentId);
+    if (call === undefined) return;
+    if (event.type === TOOL_RESULT) {
+      open.delete(causation.parentId);
+      call.span.setAttributes({
+        'tooltrace.stream.partial.count': call.partials,
+        'tooltrace.stream.progress.count': call.progresses,
+        'tooltrace.stream.partial.bytes': call.partialBytes,
+        'tooltrace.stream.time_to_first_partial_ms': call.firstPartialMs,
+        'tooltrace.stream.last_progress': call.lastProgress,
+        'tooltrace.stream.events.recorded': call.partials + call.progresses,
+        'tooltrace.stream.events.coalesced': 0,
+        'tooltrace.end_reason': 'result',
+        'tooltrace.result.event.id': event.id,
+      });
+      call.span.setStatus({ code: SpanStatusCode.OK });
+      call.span.end(time);
+      return;
+    }
+    const payload = event.payload as { sequence: number; progress?: number; payload: string };
+    if (event.type === TOOL_STREAM_PROGRESS) {
+      call.progresses += 1;
+      call.lastProgress = payload.progress ?? -1;
+      call.span.addEvent(
+        event.type,
+        {
+          'tooltrace.stream.sequence': payload.sequence,
+          'tooltrace.stream.progress': call.lastProgress,
+        },
+        time,
+      );
+    } else {
+      const bytes = Buffer.byteLength(payload.payload);
+      call.partials += 1;
+      call.partialBytes += bytes;
+      if (call.firstPartialMs < 0) {
+        call.firstPartialMs = Number(event.timeUnixNano - call.startUnixNano) / 1e6;
+      }
+      call.span.addEvent(
+        event.type,
+        { 'tooltrace.stream.sequence': payload.sequence, 'tooltrace.stream.payload.bytes': bytes },
+        time,
+      );
+    }
+  });
+}
+
+/**
+ * (g) and (g′): the least CPU time per journal line of interleaved rounds, each on a fresh bus
+ * and provider with a journal of its own (ids the tracer has not seen).
+ */
+async function replayCosts(): Promise<{ traced: number; naive: number }> {
+  const sides = {
+    traced: (bus: EventBus): (() => Promise<void>) => {
+      const idGenerator = new DerivedIdGenerator();
+      const provider = newProvider(idGenerator);
+      const tracing = traceToolCalls(bus, { tracerProvider: provider, idGenerator });
+      return () => tracing.shutdown();
+    },
+    naive: (bus: EventBus): (() => Promise<void>) => {
+      subscribeNaive(bus, newProvider().getTracer('bench'));
+      return () => Promise.resolve();
+    },
+  };
+  const times: Record<keyof typeof sides, number[]> = { traced: [], naive: [] };
+  for (let round = 0; round < ROUNDS + 2; round += 1) {
+    for (const name of ['traced', 'naive'] as const) {
+      const journal = replayJournal(REPLAY_CALLS);
+      const bus = new EventBus({ ringSize: 0, dispatchFrames: false });
+      const done = sides[name](bus);
+      const ns = await timed(() => {
+        for (const line of journal) bus.emitEvent(line);
+      });
+      await done();
+      // The first two rounds warm up.
+      if (round >= 2) times[name].push(ns / journal.length);
+    }
+  }
+  return { traced: least(times.traced), naive: least(times.naive) };
+}
+
 async function main(): Promise<void> {
   const { sides: all, tracing } = sides();
   const short = await costs(all, CALLS, EVENTS_PER_CALL);
@@ -542,6 +738,14 @@ async function main(): Promise<void> {
     `(d) heap per open call (10 stream events): traced ${memory.traced.toFixed(0)} B, ` +
       `bare SDK span ${memory.bare.toFixed(0)} B, ratio ${(memory.traced / memory.bare).toFixed(2)} (bar <= 1.50)`,
   );
+  const replay = await replayCosts();
+  console.log(
+    `\n(g) the sidecar's path, ${REPLAY_CALLS} calls of 12 decoded lines emitted on a bus ` +
+      `without dispatch frames, least CPU time of ${ROUNDS} interleaved rounds, per line:`,
+  );
+  console.log(`  (g)  traceToolCalls, derived ids         ${ns(replay.traced)}`);
+  console.log(`  (g′) naive SDK subscriber, same spans     ${ns(replay.naive)}`);
+  console.log(`ratio (g) / (g′): ${(replay.traced / replay.naive).toFixed(2)}`);
   printLive(await liveCosts());
 }
 
