@@ -345,7 +345,9 @@ export class ToolCallTracer {
         startUnixNano: event.timeUnixNano,
         attributes: this.#starter.invokeAttributes(event, invokeId, fields),
         event,
-        activeContext: contextApi.active(),
+        // A parentContext hook, when there is one, decides instead of the active context.
+        activeContext:
+          this.#options.parentContext === undefined ? contextApi.active() : ROOT_CONTEXT,
         turnId: fields.turnId,
         links: this.#agent.linksFor(sessionId, fields.callId),
       },
