@@ -2,10 +2,11 @@ import { randomFillSync } from 'node:crypto';
 import { prefixedHasher } from './stable-hash.js';
 
 const POOL_BYTES = 4096;
-const traceHash = prefixedHasher('trace\u0000');
-const spanHash = prefixedHasher('span\u0000');
 const pool = Buffer.allocUnsafe(POOL_BYTES);
 let poolOffset = POOL_BYTES;
+/** Ids are hashed from their key under a prefix, so trace and span ids of one key differ. */
+const traceHash = prefixedHasher('trace\u0000');
+const spanHash = prefixedHasher('span\u0000');
 
 function randomHex(bytes: number): string {
   for (;;) {
