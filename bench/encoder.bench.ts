@@ -39,6 +39,8 @@ const SPANS = Number(positional[0] ?? 10 * BATCH);
 /** Anything that turns a batch of spans into a request body. */
 interface Encoder {
   encode(spans: readonly ReadableSpan[]): Uint8Array;
+  /** Takes a body back once it was sent (the exporters do), where the encoder reuses memory. */
+  release?(body: Uint8Array): void;
 }
 
 interface Row {
@@ -135,7 +137,11 @@ function row(name: string, encoder: Encoder): Row {
 /** Encodes every batch once; returns the bytes written. */
 function encodeAll(encoder: Encoder, batches: readonly ReadableSpan[][]): number {
   let bytes = 0;
-  for (const batch of batches) bytes += encoder.encode(batch).byteLength;
+  for (const batch of batches) {
+    const body = encoder.encode(batch);
+    bytes += body.byteLength;
+    encoder.release?.(body);
+  }
   return bytes;
 }
 

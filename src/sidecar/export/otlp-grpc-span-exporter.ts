@@ -111,6 +111,8 @@ export class OtlpGrpcSpanExporter implements SpanExporter, SpanTransport {
         { deadline: Date.now() + this.#timeoutMs },
         (error, answer) => {
           this.#calls.delete(call);
+          // Answered: grpc-js framed (copied) the message long ago.
+          this.#encoder.release(body);
           resolve(error === null ? success(answer) : this.#failure(error));
         },
       );

@@ -59,7 +59,7 @@ export class OtlpHttpSpanExporter implements SpanExporter, SpanTransport {
   readonly #timeoutMs: number;
   readonly #agent: HttpAgent;
   readonly #request: typeof httpRequest;
-  readonly #encoder: { encode(spans: readonly ReadableSpan[]): Uint8Array };
+  readonly #encoder: OtlpTraceEncoder | OtlpJsonTraceEncoder;
   readonly #inFlight = new Set<Promise<unknown>>();
   #shutdown = false;
 
@@ -128,7 +128,12 @@ export class OtlpHttpSpanExporter implements SpanExporter, SpanTransport {
     const where = this.#url.href;
     let answer: Answer;
     try {
-      answer = await this.#post(this.#compress ? await gzip(plain) : plain);
+      let body = plain;
+      if (this.#compress) {
+        body = await gzip(plain);
+        this.#encoder.release(plain);
+      }
+      answer = await this.#post(body);
     } catch (error) {
       return {
         kind: 'retryable',
@@ -197,6 +202,9 @@ export class OtlpHttpSpanExporter implements SpanExporter, SpanTransport {
           });
         });
       });
+      // Once the body is written out, its memory is the encoder's again (not before: an
+      // endpoint may answer before it read the whole request).
+      request.once('finish', () => this.#encoder.release(body));
       request.end(body);
     });
   }

@@ -2,6 +2,7 @@ import { SpanStatusCode, type Attributes, type HrTime } from '@opentelemetry/api
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { groupByResourceAndScope } from './group-spans.js';
 import { NumberTypes } from './number-types.js';
+import { RequestBuffers } from './request-buffers.js';
 
 /** OTLP span flags: the low byte is the W3C trace flags; these say whether the parent is remote. */
 const FLAG_HAS_IS_REMOTE = 0x100;
@@ -10,6 +11,8 @@ const INT64_MIN = -(2 ** 63);
 const INT64_MAX = 2 ** 63;
 /** Encoded attribute keys kept at most (keys are few and repeat in every span). */
 const MAX_CACHED_KEYS = 4096;
+/** What an encoder holds between requests: its buffer is taken per request. */
+const EMPTY = Buffer.alloc(0);
 /** Worst case of one UTF-16 unit in a JSON string: `\u001f` is six bytes. */
 const MAX_BYTES_PER_UNIT = 6;
 
@@ -31,7 +34,8 @@ const COMMA = 0x2c;
  * buffer and key cache are kept.
  */
 export class OtlpJsonTraceEncoder {
-  #buffer = Buffer.allocUnsafe(1024 * 1024);
+  readonly #buffers = new RequestBuffers(1024 * 1024);
+  #buffer: Buffer = EMPTY;
   #position = 0;
   readonly #keys = new Map<string, EncodedKey>();
   readonly #numbers: NumberTypes;
@@ -41,8 +45,12 @@ export class OtlpJsonTraceEncoder {
     this.#numbers = numbers;
   }
 
-  /** The request body for `spans`, a fresh copy the caller owns. */
+  /**
+   * The request body for `spans`, which the caller owns: the encoder writes the next into other
+   * memory. {@link release} it once sent, for its memory to be reused.
+   */
   encode(spans: readonly ReadableSpan[]): Buffer {
+    this.#buffer = this.#buffers.take();
     this.#position = 0;
     const resources = groupByResourceAndScope(spans);
     this.#ascii('{"resourceSpans":[');
@@ -86,7 +94,12 @@ export class OtlpJsonTraceEncoder {
       this.#byte(0x7d);
     }
     this.#ascii(']}');
-    return Buffer.from(this.#buffer.subarray(0, this.#position));
+    return this.#buffers.lend(this.#buffer, this.#position);
+  }
+
+  /** Takes back a body {@link encode} returned, once nothing reads it any more (it was sent). */
+  release(body: Uint8Array): void {
+    this.#buffers.give(body);
   }
 
   #span(span: ReadableSpan): void {
@@ -375,11 +388,7 @@ export class OtlpJsonTraceEncoder {
   #ensure(bytes: number): void {
     const needed = this.#position + bytes;
     if (needed <= this.#buffer.length) return;
-    let size = this.#buffer.length * 2;
-    while (size < needed) size *= 2;
-    const grown = Buffer.allocUnsafe(size);
-    this.#buffer.copy(grown, 0, 0, this.#position);
-    this.#buffer = grown;
+    this.#buffer = this.#buffers.grow(this.#buffer, this.#position, needed);
   }
 }
 

@@ -2,6 +2,7 @@ import type { AttributeValue, Attributes, HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { groupByResourceAndScope } from './group-spans.js';
 import { NumberTypes } from './number-types.js';
+import { RequestBuffers } from './request-buffers.js';
 
 /** Wire types of the protobuf encoding. */
 const VARINT = 0;
@@ -20,6 +21,8 @@ const INT64_MAX = 2 ** 63;
 const SHORT_STRING = 0x80;
 /** Encoded attribute keys kept at most (keys are few and repeat in every span). */
 const MAX_CACHED_KEYS = 4096;
+/** What an encoder holds between requests: its buffer is taken per request. */
+const EMPTY = Buffer.alloc(0);
 
 /**
  * Encodes spans as an OTLP `ExportTraceServiceRequest` in protobuf, in one pass over one growing
@@ -36,8 +39,9 @@ const MAX_CACHED_KEYS = 4096;
  * `kvlist_value` or scope attributes, since none can reach it.
  */
 export class OtlpTraceEncoder {
-  #buffer = Buffer.allocUnsafe(1024 * 1024);
-  #view = new DataView(this.#buffer.buffer, this.#buffer.byteOffset, this.#buffer.byteLength);
+  readonly #buffers = new RequestBuffers(1024 * 1024);
+  #buffer: Buffer = EMPTY;
+  #view: DataView = new DataView(EMPTY.buffer, EMPTY.byteOffset, EMPTY.byteLength);
   #position = 0;
   readonly #keys = new Map<string, EncodedKey>();
   readonly #numbers: NumberTypes;
@@ -47,8 +51,17 @@ export class OtlpTraceEncoder {
     this.#numbers = numbers;
   }
 
-  /** The request body for `spans`, a fresh copy the caller owns. */
+  /**
+   * The request body for `spans`, which the caller owns: the encoder writes the next into other
+   * memory. {@link release} it once sent, for its memory to be reused.
+   */
   encode(spans: readonly ReadableSpan[]): Buffer {
+    this.#buffer = this.#buffers.take();
+    this.#view = new DataView(
+      this.#buffer.buffer,
+      this.#buffer.byteOffset,
+      this.#buffer.byteLength,
+    );
     this.#position = 0;
     const resources = groupByResourceAndScope(spans);
     for (const scopes of resources.values()) {
@@ -74,7 +87,12 @@ export class OtlpTraceEncoder {
       if (schemaUrl !== undefined && schemaUrl !== '') this.#string(3, schemaUrl);
       this.#end(resourceSpans);
     }
-    return Buffer.from(this.#buffer.subarray(0, this.#position));
+    return this.#buffers.lend(this.#buffer, this.#position);
+  }
+
+  /** Takes back a body {@link encode} returned, once nothing reads it any more (it was sent). */
+  release(body: Uint8Array): void {
+    this.#buffers.give(body);
   }
 
   #span(span: ReadableSpan): void {
@@ -329,10 +347,7 @@ export class OtlpTraceEncoder {
   #ensure(bytes: number): void {
     const needed = this.#position + bytes;
     if (needed <= this.#buffer.length) return;
-    let size = this.#buffer.length * 2;
-    while (size < needed) size *= 2;
-    const grown = Buffer.allocUnsafe(size);
-    this.#buffer.copy(grown, 0, 0, this.#position);
+    const grown = this.#buffers.grow(this.#buffer, this.#position, needed);
     this.#buffer = grown;
     this.#view = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
   }

@@ -1,0 +1,59 @@
+/** Spare buffers kept at most: one per request in flight and one being written is the rule. */
+const MAX_SPARE = 4;
+/** A buffer grown past this (one huge batch) is not kept for the next. */
+const MAX_KEPT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The memory an encoder writes request bodies into, reused once a request was sent. A batch of
+ * 512 spans is a body of one to two megabytes; copying it out of the encoder's buffer, or
+ * writing each into fresh memory the kernel must first map, cost as much as a fifth of the
+ * encoding. So the encoder hands out a view of its buffer as the body and takes another buffer
+ * for the next; whoever sent the body gives it back ({@link give}) when nothing reads it any
+ * more. A body never given back is simply collected. Only buffers this pool made are taken
+ * back, each once, and at most {@link MAX_SPARE} are kept.
+ */
+export class RequestBuffers {
+  #size: number;
+  readonly #spare: Buffer[] = [];
+  /** Buffers made here and handed out, not yet given back. */
+  readonly #issued = new WeakSet<ArrayBufferLike>();
+
+  /** `size` is the size of the first buffer; a buffer grown for a larger body sets the next. */
+  constructor(size: number) {
+    this.#size = size;
+  }
+
+  /** A buffer of at least the current size to write a body into: a spare one, or new. */
+  take(): Buffer {
+    return this.#spare.pop() ?? Buffer.allocUnsafeSlow(this.#size);
+  }
+
+  /**
+   * A buffer of at least `needed` bytes (doubling) holding the first `used` bytes of `buffer`,
+   * for a body that outgrew it; later buffers are made this large.
+   */
+  grow(buffer: Buffer, used: number, needed: number): Buffer {
+    let size = Math.max(buffer.length * 2, 1024);
+    while (size < needed) size *= 2;
+    if (size > this.#size) this.#size = size;
+    // Not from Node's shared pool: the buffer owns its memory, so a view of it can be given back.
+    const grown = Buffer.allocUnsafeSlow(size);
+    grown.set(buffer.subarray(0, used));
+    return grown;
+  }
+
+  /** The first `length` bytes of `buffer` as a body, which the caller may {@link give} back. */
+  lend(buffer: Buffer, length: number): Buffer {
+    this.#issued.add(buffer.buffer);
+    return buffer.subarray(0, length);
+  }
+
+  /** Takes back the buffer `body` is a view of, once nothing reads `body` any more. */
+  give(body: Uint8Array): void {
+    const memory = body.buffer;
+    if (!this.#issued.delete(memory)) return;
+    const size = memory.byteLength;
+    if (size < this.#size || size > MAX_KEPT_BYTES || this.#spare.length >= MAX_SPARE) return;
+    this.#spare.push(Buffer.from(memory, 0, size));
+  }
+}

@@ -1,0 +1,75 @@
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
+import { describe, expect, it } from 'vitest';
+import { OtlpTraceEncoder } from '../../../src/sidecar/export/index.js';
+import { OtlpJsonTraceEncoder } from '../../../src/sidecar/export/otlp-json-encoder.js';
+import { RequestBuffers } from '../../../src/sidecar/export/request-buffers.js';
+
+function spans(count: number, prefix: string): ReadableSpan[] {
+  const memory = new InMemorySpanExporter();
+  const tracer = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'buffers' }),
+    spanProcessors: [new SimpleSpanProcessor(memory)],
+  }).getTracer('buffers');
+  for (let index = 0; index < count; index += 1) {
+    tracer.startSpan(`${prefix} ${index}`, { attributes: { note: prefix.repeat(40) } }).end();
+  }
+  return memory.getFinishedSpans();
+}
+
+describe('RequestBuffers', () => {
+  it('reuses a buffer only once it was given back', () => {
+    const buffers = new RequestBuffers(1024);
+    const first = buffers.take();
+    const body = buffers.lend(first, 10);
+    expect(buffers.take().buffer).not.toBe(first.buffer);
+    buffers.give(body);
+    expect(buffers.take().buffer).toBe(first.buffer);
+  });
+
+  it('takes back only what it lent, once', () => {
+    const buffers = new RequestBuffers(1024);
+    buffers.give(Buffer.allocUnsafeSlow(1024));
+    const lent = buffers.lend(buffers.take(), 10);
+    buffers.give(lent);
+    buffers.give(lent);
+    const first = buffers.take();
+    expect(first.buffer).toBe(lent.buffer);
+    expect(buffers.take().buffer).not.toBe(lent.buffer);
+  });
+
+  it('keeps no buffer smaller than the largest a body needed', () => {
+    const buffers = new RequestBuffers(1024);
+    const small = buffers.lend(buffers.take(), 10);
+    const grown = buffers.grow(buffers.take(), 0, 5000);
+    expect(grown.length).toBeGreaterThanOrEqual(5000);
+    buffers.give(small);
+    expect(buffers.take().length).toBeGreaterThanOrEqual(5000);
+  });
+});
+
+describe.each([
+  ['OtlpTraceEncoder', () => new OtlpTraceEncoder()],
+  ['OtlpJsonTraceEncoder', () => new OtlpJsonTraceEncoder()],
+])('%s bodies', (_name, newEncoder) => {
+  it('are not written into by the next request until released', () => {
+    const encoder = newEncoder();
+    const first = encoder.encode(spans(50, 'first'));
+    const copy = Buffer.from(first);
+    encoder.encode(spans(80, 'second'));
+    expect(Buffer.compare(first, copy)).toBe(0);
+  });
+
+  it('come out the same from released memory', () => {
+    const encoder = newEncoder();
+    const batch = spans(50, 'same');
+    const fresh = Buffer.from(encoder.encode(batch));
+    encoder.release(encoder.encode(spans(80, 'other')));
+    expect(Buffer.compare(encoder.encode(batch), fresh)).toBe(0);
+  });
+});
