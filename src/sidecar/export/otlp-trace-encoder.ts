@@ -21,6 +21,10 @@ const INT64_MAX = 2 ** 63;
 const SHORT_STRING = 0x80;
 /** Encoded attribute keys kept at most (keys are few and repeat in every span). */
 const MAX_CACHED_KEYS = 4096;
+/** String values longer than this are not kept encoded (ids and names are far shorter). */
+const MAX_CACHED_VALUE = 256;
+/** Span and event names kept encoded at most (OpenTelemetry names are few by design). */
+const MAX_CACHED_NAMES = 1024;
 /** What an encoder holds between requests: its buffer is taken per request. */
 const EMPTY = Buffer.alloc(0);
 
@@ -44,6 +48,12 @@ export class OtlpTraceEncoder {
   #view: DataView = new DataView(EMPTY.buffer, EMPTY.byteOffset, EMPTY.byteLength);
   #position = 0;
   readonly #keys = new Map<string, EncodedKey>();
+  /** Span and event names, their length and UTF-8 bytes. */
+  readonly #names = new Map<string, Buffer>();
+  /** The seconds of the last time written, and their nanoseconds' 32-bit halves. */
+  #seconds = Number.NaN;
+  #secondsLow = 0;
+  #secondsHigh = 0;
   readonly #numbers: NumberTypes;
 
   /** `numbers` decides int or double per key; share one with other encoders of the same stream. */
@@ -104,7 +114,7 @@ export class OtlpTraceEncoder {
     if (traceState !== undefined && traceState !== '') this.#string(3, traceState);
     const parent = span.parentSpanContext;
     if (parent?.spanId !== undefined && parent.spanId !== '') this.#hexBytes(4, parent.spanId);
-    this.#string(5, span.name);
+    this.#name(5, span.name);
     this.#varintField(6, span.kind + 1);
     this.#time(7, span.startTime);
     this.#time(8, span.endTime);
@@ -113,7 +123,7 @@ export class OtlpTraceEncoder {
     for (const event of span.events) {
       const eventMessage = this.#begin(11);
       this.#time(1, event.time);
-      this.#string(2, event.name);
+      this.#name(2, event.name);
       if (event.attributes !== undefined) this.#attributes(3, event.attributes);
       if ((event.droppedAttributesCount ?? 0) > 0) {
         this.#varintField(4, event.droppedAttributesCount!);
@@ -146,21 +156,46 @@ export class OtlpTraceEncoder {
   }
 
   #attributes(field: number, attributes: Attributes): void {
-    for (const key in attributes) {
+    const fieldTag = tag(field, LENGTH_DELIMITED);
+    // Object.keys, not for-in: a span's attributes object is in dictionary mode (V8 turns an
+    // object into one past about 20 keys added by name), which for-in walks at a third more.
+    const keys = Object.keys(attributes);
+    for (let index = 0; index < keys.length; index += 1) {
+      const key = keys[index]!;
       const value = attributes[key];
       if (value === undefined || value === null) continue;
-      const keyValue = this.#begin(field);
       const entry = this.#key(key);
+      if (typeof value === 'string') {
+        // Most string values repeat span after span (tool name, session, agent): the second
+        // time a key has the same value as before, the whole pair is encoded and kept.
+        if (value !== entry.text) {
+          entry.text = value;
+          entry.pair = undefined;
+        } else if (entry.pair === undefined && value.length <= MAX_CACHED_VALUE) {
+          entry.pair = keyValueBytes(entry.bytes, value);
+        }
+        const pair = entry.pair;
+        if (pair !== undefined) {
+          this.#ensure(pair.length + 3);
+          this.#byte(fieldTag);
+          this.#writeVarint(pair.length);
+          this.#copy(pair);
+          continue;
+        }
+      }
+      const keyValue = this.#begin(field);
+      this.#copy(entry.bytes);
       const anyValue = this.#begin(2);
-      // The number type rides on the key cache: one map lookup per attribute, as before.
       if (typeof value === 'string') {
         this.#string(1, value);
       } else if (typeof value === 'number') {
         if (!entry.double && Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) {
           this.#varintField(3, value);
         } else {
-          entry.double = true;
-          this.#numbers.isDouble(key, value);
+          if (!entry.double) {
+            entry.double = true;
+            this.#numbers.isDouble(key, value);
+          }
           this.#double(value);
         }
       } else {
@@ -174,7 +209,7 @@ export class OtlpTraceEncoder {
     }
   }
 
-  /** `KeyValue.key`, encoded once per distinct key; returns the key's cache entry. */
+  /** The cache entry of an attribute key, its `KeyValue.key` encoded once per distinct key. */
   #key(key: string): EncodedKey {
     let entry = this.#keys.get(key);
     if (entry === undefined) {
@@ -186,15 +221,19 @@ export class OtlpTraceEncoder {
           bytes,
         ]),
         double: this.#numbers.isDoubleKey(key),
+        text: undefined,
+        pair: undefined,
       };
       if (this.#keys.size < MAX_CACHED_KEYS) this.#keys.set(key, entry);
     }
-    const encoded = entry.bytes;
-    this.#ensure(encoded.length);
-    // TypedArray#set is a V8 builtin: no trip into C++ as Buffer#copy takes.
-    this.#buffer.set(encoded, this.#position);
-    this.#position += encoded.length;
     return entry;
+  }
+
+  /** Bytes encoded before; TypedArray#set is a V8 builtin, no trip into C++ as Buffer#copy. */
+  #copy(bytes: Uint8Array): void {
+    this.#ensure(bytes.length);
+    this.#buffer.set(bytes, this.#position);
+    this.#position += bytes.length;
   }
 
   /** One value; `double` says how numbers go out (see {@link NumberTypes}). */
@@ -257,6 +296,23 @@ export class OtlpTraceEncoder {
     this.#buffer[at] = value;
   }
 
+  /** A span or event name: few distinct ones, each encoded once and then copied. */
+  #name(field: number, text: string): void {
+    let bytes = this.#names.get(text);
+    if (bytes === undefined) {
+      if (this.#names.size >= MAX_CACHED_NAMES) {
+        this.#string(field, text);
+        return;
+      }
+      const utf8 = Buffer.from(text, 'utf8');
+      bytes = Buffer.concat([varint(utf8.length), utf8]);
+      this.#names.set(text, bytes);
+    }
+    this.#ensure(1);
+    this.#byte(tag(field, LENGTH_DELIMITED));
+    this.#copy(bytes);
+  }
+
   #string(field: number, text: string): void {
     const length = text.length;
     this.#ensure(6 + length * 3);
@@ -285,26 +341,56 @@ export class OtlpTraceEncoder {
 
   /** Trace and span ids: hex text as the bytes it spells (16 or 8). */
   #hexBytes(field: number, hex: string): void {
-    this.#ensure(3 + (hex.length >> 1));
+    const length = hex.length >> 1;
+    this.#ensure(3 + length);
     this.#byte(tag(field, LENGTH_DELIMITED));
+    const buffer = this.#buffer;
     const start = this.#position;
-    const written = this.#buffer.write(hex, start + 1, 'hex');
-    this.#buffer[start] = written;
+    // Decoded here rather than by Buffer#write, a call into C++ per id.
+    let invalid = length >= 0x80 ? -1 : 0;
+    for (let index = 0; index < length; index += 1) {
+      const high = hexValue(hex.charCodeAt(index * 2));
+      const low = hexValue(hex.charCodeAt(index * 2 + 1));
+      invalid |= high | low;
+      buffer[start + 1 + index] = (high << 4) | low;
+    }
+    if (invalid >= 0) {
+      buffer[start] = length;
+      this.#position = start + 1 + length;
+      return;
+    }
+    // Not hex (no SDK makes such ids): what Buffer#write makes of it, as before.
+    const written = buffer.write(hex, start + 1, 'hex');
     this.#position = start + 1 + written;
+    this.#end(start);
   }
 
   #time(field: number, time: HrTime): void {
     this.#ensure(9);
     this.#byte(tag(field, FIXED64));
-    // seconds * 1e9 + nanos exceeds 2^53: build the 64 bits from 32-bit halves.
+    // seconds * 1e9 + nanos exceeds 2^53: the 64 bits are built from 32-bit halves, those of
+    // the seconds once per distinct second (the times of a batch share a few).
     const seconds = time[0];
-    const low16 = seconds % 0x10000;
-    const high = Math.floor(seconds / 0x10000) * 1e9;
-    const sum = low16 * 1e9 + (high % 0x10000) * 0x10000 + time[1];
-    const lowWord = sum % 0x100000000;
-    const highWord = Math.floor(high / 0x10000) + Math.floor(sum / 0x100000000);
-    this.#view.setUint32(this.#position, lowWord, true);
-    this.#view.setUint32(this.#position + 4, highWord >>> 0, true);
+    if (seconds !== this.#seconds) {
+      this.#seconds = seconds;
+      const high16 = Math.floor(seconds / 0x10000);
+      const low16 = seconds - high16 * 0x10000;
+      const high = high16 * 1e9;
+      const highOver16 = Math.floor(high / 0x10000);
+      const rest = (high - highOver16 * 0x10000) * 0x10000 + low16 * 1e9;
+      const carry = Math.floor(rest / 0x100000000);
+      this.#secondsHigh = highOver16 + carry;
+      this.#secondsLow = rest - carry * 0x100000000;
+    }
+    let low = this.#secondsLow + time[1];
+    let high = this.#secondsHigh;
+    if (low >= 0x100000000 || low < 0) {
+      const carry = Math.floor(low / 0x100000000);
+      low -= carry * 0x100000000;
+      high += carry;
+    }
+    this.#view.setUint32(this.#position, low, true);
+    this.#view.setUint32(this.#position + 4, high >>> 0, true);
     this.#position += 8;
   }
 
@@ -358,6 +444,33 @@ export class OtlpTraceEncoder {
 interface EncodedKey {
   readonly bytes: Buffer;
   double: boolean;
+  /** The string value the key had last, and the whole `KeyValue` for it once it repeated. */
+  text: string | undefined;
+  pair: Buffer | undefined;
+}
+
+/** A `KeyValue` message's content: the encoded key and a string value. */
+function keyValueBytes(key: Buffer, text: string): Buffer {
+  const utf8 = Buffer.from(text, 'utf8');
+  const stringValue = Buffer.concat([
+    Buffer.from([tag(1, LENGTH_DELIMITED)]),
+    varint(utf8.length),
+    utf8,
+  ]);
+  return Buffer.concat([
+    key,
+    Buffer.from([tag(2, LENGTH_DELIMITED)]),
+    varint(stringValue.length),
+    stringValue,
+  ]);
+}
+
+/** The value of a hex digit, or -1. */
+function hexValue(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  const lower = code | 0x20;
+  if (lower >= 0x61 && lower <= 0x66) return lower - 0x57;
+  return -1;
 }
 
 function flags(traceFlags: number, isRemote: boolean | undefined): number {
