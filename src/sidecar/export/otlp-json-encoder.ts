@@ -16,6 +16,34 @@ const EMPTY = Buffer.alloc(0);
 /** Worst case of one UTF-16 unit in a JSON string: `\u001f` is six bytes. */
 const MAX_BYTES_PER_UNIT = 6;
 
+/** String values longer than this are not kept encoded (ids and names are far shorter). */
+const MAX_CACHED_VALUE = 256;
+/** Span and event names kept encoded at most (OpenTelemetry names are few by design). */
+const MAX_CACHED_NAMES = 1024;
+
+/** The encoder's fixed syntax, as bytes: copied with one TypedArray#set, not char by char. */
+const ascii = (text: string): Buffer => Buffer.from(text, 'latin1');
+const TRACE_ID = ascii('{"traceId":');
+const SPAN_ID = ascii(',"spanId":');
+const PARENT_SPAN_ID = ascii(',"parentSpanId":');
+const FLAGS = ascii(',"flags":');
+const NAME = ascii(',"name":');
+const KIND = ascii(',"kind":');
+const START_TIME = ascii(',"startTimeUnixNano":"');
+const END_TIME = ascii(',"endTimeUnixNano":"');
+const ATTRIBUTES = ascii(',"attributes":');
+const EVENTS = ascii(',"events":[');
+const EVENT_TIME = ascii('{"timeUnixNano":"');
+const STATUS = ascii(',"status":{');
+const RESOURCE_ATTRIBUTES = ascii('"attributes":');
+const INT_VALUE = '{"intValue":"';
+const DOUBLE_VALUE = '{"doubleValue":';
+/** Two decimal digits per number below 100, for writing times two digits at a time. */
+const DIGIT_PAIRS = Buffer.from(
+  Array.from({ length: 100 }, (_, value) => String(value).padStart(2, '0')).join(''),
+  'latin1',
+);
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const ZERO = 0x30;
@@ -38,6 +66,11 @@ export class OtlpJsonTraceEncoder {
   #buffer: Buffer = EMPTY;
   #position = 0;
   readonly #keys = new Map<string, EncodedKey>();
+  /** Span and event names, as JSON strings. */
+  readonly #names = new Map<string, Buffer>();
+  /** The seconds of the last time written, and their digits. */
+  #seconds = Number.NaN;
+  #secondsDigits = Buffer.alloc(0);
   readonly #numbers: NumberTypes;
 
   /** `numbers` decides int or double per key; share one with other encoders of the same stream. */
@@ -60,7 +93,7 @@ export class OtlpJsonTraceEncoder {
       firstResource = false;
       const first = scopes.values().next().value![0]!;
       this.#ascii('{"resource":{');
-      this.#attributes('"attributes":', first.resource.attributes, false);
+      this.#attributes(RESOURCE_ATTRIBUTES, first.resource.attributes, false);
       this.#ascii('},"scopeSpans":[');
       let firstScope = true;
       for (const scoped of scopes.values()) {
@@ -104,9 +137,9 @@ export class OtlpJsonTraceEncoder {
 
   #span(span: ReadableSpan): void {
     const context = span.spanContext();
-    this.#ascii('{"traceId":');
+    this.#copy(TRACE_ID);
     this.#string(context.traceId);
-    this.#ascii(',"spanId":');
+    this.#copy(SPAN_ID);
     this.#string(context.spanId);
     const traceState = context.traceState?.serialize();
     if (traceState !== undefined && traceState !== '') {
@@ -115,30 +148,30 @@ export class OtlpJsonTraceEncoder {
     }
     const parent = span.parentSpanContext;
     if (parent?.spanId !== undefined && parent.spanId !== '') {
-      this.#ascii(',"parentSpanId":');
+      this.#copy(PARENT_SPAN_ID);
       this.#string(parent.spanId);
     }
-    this.#ascii(',"flags":');
+    this.#copy(FLAGS);
     this.#integer(flags(context.traceFlags, parent?.isRemote));
-    this.#ascii(',"name":');
-    this.#string(span.name);
-    this.#ascii(',"kind":');
+    this.#copy(NAME);
+    this.#name(span.name);
+    this.#copy(KIND);
     this.#integer(span.kind + 1);
-    this.#time(',"startTimeUnixNano":"', span.startTime);
-    this.#time(',"endTimeUnixNano":"', span.endTime);
-    this.#attributes(',"attributes":', span.attributes, true);
+    this.#time(START_TIME, span.startTime);
+    this.#time(END_TIME, span.endTime);
+    this.#attributes(ATTRIBUTES, span.attributes, true);
     this.#count(',"droppedAttributesCount":', span.droppedAttributesCount);
     const events = span.events;
     if (events.length > 0) {
-      this.#ascii(',"events":[');
+      this.#copy(EVENTS);
       for (let index = 0; index < events.length; index += 1) {
         const event = events[index]!;
         if (index > 0) this.#byte(COMMA);
-        this.#time('{"timeUnixNano":"', event.time);
-        this.#ascii(',"name":');
-        this.#string(event.name);
+        this.#time(EVENT_TIME, event.time);
+        this.#copy(NAME);
+        this.#name(event.name);
         if (event.attributes !== undefined) {
-          this.#attributes(',"attributes":', event.attributes, true);
+          this.#attributes(ATTRIBUTES, event.attributes, true);
         }
         this.#count(',"droppedAttributesCount":', event.droppedAttributesCount ?? 0);
         this.#byte(0x7d);
@@ -162,7 +195,7 @@ export class OtlpJsonTraceEncoder {
           this.#string(linkState);
         }
         if (link.attributes !== undefined) {
-          this.#attributes(',"attributes":', link.attributes, true);
+          this.#attributes(ATTRIBUTES, link.attributes, true);
         }
         this.#count(',"droppedAttributesCount":', link.droppedAttributesCount ?? 0);
         this.#ascii(',"flags":');
@@ -172,7 +205,7 @@ export class OtlpJsonTraceEncoder {
       this.#byte(0x5d);
     }
     this.#count(',"droppedLinksCount":', span.droppedLinksCount);
-    this.#ascii(',"status":{');
+    this.#copy(STATUS);
     const message = span.status.message;
     const hasMessage = message !== undefined && message !== '';
     if (hasMessage) {
@@ -191,26 +224,58 @@ export class OtlpJsonTraceEncoder {
    * `"attributes":[…]` after `prefix`; with `optional`, nothing at all when there are none. Values
    * that are `undefined` or `null` are left out, as the protobuf encoder does.
    */
-  #attributes(prefix: string, attributes: Attributes, optional: boolean): void {
+  #attributes(prefix: Buffer, attributes: Attributes, optional: boolean): void {
+    // Object.keys, not for-in: a span's attributes object is in dictionary mode (V8 turns an
+    // object into one past about 20 keys added by name), which for-in walks at a third more.
+    const keys = Object.keys(attributes);
     const start = this.#position;
-    this.#ascii(prefix);
+    this.#copy(prefix);
     this.#byte(0x5b);
     let any = false;
-    for (const key in attributes) {
+    for (let index = 0; index < keys.length; index += 1) {
+      const key = keys[index]!;
       const value = attributes[key];
       if (value === undefined || value === null) continue;
       if (any) this.#byte(COMMA);
       any = true;
       const entry = this.#key(key);
+      if (typeof value === 'string') {
+        // Most string values repeat span after span (tool name, session, agent): the second
+        // time a key has the same value as before, the whole pair is encoded and kept.
+        if (value !== entry.text) {
+          entry.text = value;
+          entry.pair = undefined;
+        } else if (entry.pair === undefined && value.length <= MAX_CACHED_VALUE) {
+          entry.pair = Buffer.from(
+            `${entry.bytes.toString('utf8')}{"stringValue":${JSON.stringify(value)}}}`,
+            'utf8',
+          );
+        }
+        if (entry.pair !== undefined) {
+          this.#copy(entry.pair);
+          continue;
+        }
+        this.#copy(entry.bytes);
+        this.#ascii('{"stringValue":');
+        this.#string(value);
+        this.#ascii('}}');
+        continue;
+      }
       if (typeof value === 'number') {
         if (!entry.double && Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) {
-          this.#intValue(value);
+          this.#copy(entry.intPrefix);
+          this.#intDigits(value);
         } else {
-          entry.double = true;
-          this.#numbers.isDouble(key, value);
-          this.#doubleValue(value);
+          if (!entry.double) {
+            entry.double = true;
+            this.#numbers.isDouble(key, value);
+          }
+          this.#copy(entry.doublePrefix);
+          this.#doubleDigits(value);
         }
+        this.#byte(0x7d);
       } else {
+        this.#copy(entry.bytes);
         if (!entry.double && Array.isArray(value)) {
           entry.double = this.#numbers.isDoubleArray(key, value);
         }
@@ -225,36 +290,69 @@ export class OtlpJsonTraceEncoder {
     this.#byte(0x5d);
   }
 
-  /** `{"key":"…","value":`, escaped once per distinct key; returns the key's cache entry. */
+  /** The cache entry of an attribute key: `{"key":"…","value":`, escaped once per distinct key. */
   #key(key: string): EncodedKey {
     let entry = this.#keys.get(key);
     if (entry === undefined) {
+      const bytes = `{"key":${JSON.stringify(key)},"value":`;
       entry = {
-        bytes: Buffer.from(`{"key":${JSON.stringify(key)},"value":`, 'utf8'),
+        bytes: Buffer.from(bytes, 'utf8'),
+        intPrefix: Buffer.from(bytes + INT_VALUE, 'utf8'),
+        doublePrefix: Buffer.from(bytes + DOUBLE_VALUE, 'utf8'),
         double: this.#numbers.isDoubleKey(key),
+        text: undefined,
+        pair: undefined,
       };
       if (this.#keys.size < MAX_CACHED_KEYS) this.#keys.set(key, entry);
     }
-    const encoded = entry.bytes;
-    this.#ensure(encoded.length);
-    this.#buffer.set(encoded, this.#position);
-    this.#position += encoded.length;
     return entry;
+  }
+
+  /** A span or event name: few distinct ones, each escaped once and then copied. */
+  #name(text: string): void {
+    let bytes = this.#names.get(text);
+    if (bytes === undefined) {
+      if (this.#names.size >= MAX_CACHED_NAMES) {
+        this.#string(text);
+        return;
+      }
+      bytes = Buffer.from(JSON.stringify(text), 'utf8');
+      this.#names.set(text, bytes);
+    }
+    this.#copy(bytes);
+  }
+
+  /** Bytes encoded before; TypedArray#set is a V8 builtin, no trip into C++ as Buffer#copy. */
+  #copy(bytes: Uint8Array): void {
+    this.#ensure(bytes.length);
+    this.#buffer.set(bytes, this.#position);
+    this.#position += bytes.length;
   }
 
   /** `{"intValue":"…"}` for an integer within int64. */
   #intValue(value: number): void {
-    this.#ascii('{"intValue":"');
+    this.#ascii(INT_VALUE);
+    this.#intDigits(value);
+    this.#byte(0x7d);
+  }
+
+  /** The digits of an `intValue` and its closing quote. */
+  #intDigits(value: number): void {
     if (Number.isSafeInteger(value)) this.#integer(value);
     else this.#ascii(BigInt(value).toString());
-    this.#ascii('"}');
+    this.#byte(QUOTE);
   }
 
   /** `{"doubleValue":…}`; JSON has no NaN or Infinity, protobuf's JSON mapping spells them. */
   #doubleValue(value: number): void {
-    this.#ascii('{"doubleValue":');
-    this.#ascii(Number.isFinite(value) ? String(value) : `"${String(value)}"`);
+    this.#ascii(DOUBLE_VALUE);
+    this.#doubleDigits(value);
     this.#byte(0x7d);
+  }
+
+  /** A double as JSON writes it, or the string protobuf's JSON mapping has for NaN and Infinity. */
+  #doubleDigits(value: number): void {
+    this.#ascii(Number.isFinite(value) ? String(value) : `"${String(value)}"`);
   }
 
   /** An `AnyValue` object; `double` says how numbers go out (see {@link NumberTypes}). */
@@ -302,8 +400,8 @@ export class OtlpJsonTraceEncoder {
   }
 
   /** `prefix`, the nanoseconds of `time` in decimal, and the closing quote. */
-  #time(prefix: string, time: HrTime): void {
-    this.#ascii(prefix);
+  #time(prefix: Buffer, time: HrTime): void {
+    this.#copy(prefix);
     const seconds = Math.trunc(time[0]);
     const nanos = Math.trunc(time[1]);
     this.#ensure(32);
@@ -314,16 +412,26 @@ export class OtlpJsonTraceEncoder {
       // bigint arithmetic, as the stock serializer does.
       this.#ascii((BigInt(seconds) * 1_000_000_000n + BigInt(nanos)).toString());
     } else {
-      // seconds * 1e9 + nanos exceeds 2^53: the seconds, then nine digits of nanoseconds.
-      this.#integer(seconds);
-      const buffer = this.#buffer;
-      let at = this.#position + 8;
-      let rest = nanos;
-      for (let digit = 0; digit < 9; digit += 1) {
-        buffer[at--] = ZERO + (rest % 10);
-        rest = Math.floor(rest / 10);
+      // seconds * 1e9 + nanos exceeds 2^53: the seconds (their digits kept while they repeat,
+      // as in a batch they do), then nine digits of nanoseconds, two at a time.
+      if (seconds !== this.#seconds) {
+        this.#seconds = seconds;
+        this.#secondsDigits = Buffer.from(String(seconds), 'latin1');
       }
-      this.#position += 9;
+      this.#copy(this.#secondsDigits);
+      const buffer = this.#buffer;
+      const at = this.#position;
+      const high = Math.floor(nanos / 1e8);
+      let rest = nanos - high * 1e8;
+      buffer[at] = ZERO + high;
+      for (let pair = 7; pair >= 1; pair -= 2) {
+        const next = Math.floor(rest / 100);
+        const twoDigits = (rest - next * 100) * 2;
+        buffer[at + pair] = DIGIT_PAIRS[twoDigits]!;
+        buffer[at + pair + 1] = DIGIT_PAIRS[twoDigits + 1]!;
+        rest = next;
+      }
+      this.#position = at + 9;
     }
     this.#byte(QUOTE);
   }
@@ -394,8 +502,14 @@ export class OtlpJsonTraceEncoder {
 
 /** An attribute key as written, and whether its numbers are doubles (see {@link NumberTypes}). */
 interface EncodedKey {
+  /** `{"key":"…","value":`, and the same followed by the opening of an int and a double. */
   readonly bytes: Buffer;
+  readonly intPrefix: Buffer;
+  readonly doublePrefix: Buffer;
   double: boolean;
+  /** The string value the key had last, and the whole `KeyValue` for it once it repeated. */
+  text: string | undefined;
+  pair: Buffer | undefined;
 }
 
 function flags(traceFlags: number, isRemote: boolean | undefined): number {
