@@ -183,6 +183,30 @@ export class OtlpTraceEncoder {
           continue;
         }
       }
+      if (typeof value === 'number' && value >= 0 && (entry.double || value < INT64_MAX)) {
+        // A number's lengths are known before it is written: no length to fill in afterwards.
+        const key = entry.bytes;
+        const integer = !entry.double && Number.isInteger(value);
+        if (!integer && !entry.double) {
+          entry.double = true;
+          this.#numbers.isDouble(keys[index]!, value);
+        }
+        const anyLength = integer ? 1 + (value < 0x80 ? 1 : varintSize(value)) : 9;
+        const pairLength = key.length + 2 + anyLength;
+        this.#ensure(pairLength + 6);
+        this.#byte(fieldTag);
+        this.#writeVarint(pairLength);
+        this.#copy(key);
+        this.#byte(tag(2, LENGTH_DELIMITED));
+        this.#byte(anyLength);
+        if (integer) {
+          this.#byte(tag(3, VARINT));
+          this.#writeVarint(value);
+        } else {
+          this.#double(value);
+        }
+        continue;
+      }
       const keyValue = this.#begin(field);
       this.#copy(entry.bytes);
       const anyValue = this.#begin(2);
