@@ -182,6 +182,7 @@ export class OtlpTraceEncoder {
           this.#copy(pair);
           continue;
         }
+        if (this.#shortAsciiPair(fieldTag, entry.bytes, value)) continue;
       }
       if (typeof value === 'number' && value >= 0 && (entry.double || value < INT64_MAX)) {
         // A number's lengths are known before it is written: no length to fill in afterwards.
@@ -231,6 +232,35 @@ export class OtlpTraceEncoder {
       this.#end(anyValue);
       this.#end(keyValue);
     }
+  }
+
+  /**
+   * A `KeyValue` with a string value, written with its lengths known up front when it is short
+   * ASCII (ids are); false, with nothing written, when it is not.
+   */
+  #shortAsciiPair(fieldTag: number, key: Buffer, text: string): boolean {
+    const length = text.length;
+    const pairLength = key.length + 4 + length;
+    if (pairLength >= 0x80) return false;
+    this.#ensure(pairLength + 2);
+    const buffer = this.#buffer;
+    const start = this.#position;
+    buffer[start] = fieldTag;
+    buffer[start + 1] = pairLength;
+    buffer.set(key, start + 2);
+    let at = start + 2 + key.length;
+    buffer[at] = tag(2, LENGTH_DELIMITED);
+    buffer[at + 1] = length + 2;
+    buffer[at + 2] = tag(1, LENGTH_DELIMITED);
+    buffer[at + 3] = length;
+    at += 4;
+    for (let index = 0; index < length; index += 1) {
+      const code = text.charCodeAt(index);
+      if (code >= 0x80) return false;
+      buffer[at + index] = code;
+    }
+    this.#position = at + length;
+    return true;
   }
 
   /** The cache entry of an attribute key, its `KeyValue.key` encoded once per distinct key. */
@@ -489,12 +519,16 @@ function keyValueBytes(key: Buffer, text: string): Buffer {
   ]);
 }
 
-/** The value of a hex digit, or -1. */
+/** The value of each hex digit by its character code below 256; -1 for any other. */
+const HEX_VALUES = new Int8Array(256).fill(-1);
+for (let digit = 0; digit < 16; digit += 1) {
+  HEX_VALUES[digit.toString(16).charCodeAt(0)] = digit;
+  HEX_VALUES[digit.toString(16).toUpperCase().charCodeAt(0)] = digit;
+}
+
+/** The value of a hex digit, or -1 (a code past 255 makes the shifted term -1). */
 function hexValue(code: number): number {
-  if (code >= 0x30 && code <= 0x39) return code - 0x30;
-  const lower = code | 0x20;
-  if (lower >= 0x61 && lower <= 0x66) return lower - 0x57;
-  return -1;
+  return HEX_VALUES[code & 0xff]! | ((0xff - code) >> 31);
 }
 
 function flags(traceFlags: number, isRemote: boolean | undefined): number {
