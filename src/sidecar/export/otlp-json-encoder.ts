@@ -243,9 +243,10 @@ export class OtlpJsonTraceEncoder {
         // Most string values repeat span after span (tool name, session, agent): the second
         // time a key has the same value as before, the whole pair is encoded and kept.
         if (value !== entry.text) {
-          entry.text = value;
+          // A long value is not kept (nor held on to): it is not worth a comparison.
+          entry.text = value.length <= MAX_CACHED_VALUE ? value : undefined;
           entry.pair = undefined;
-        } else if (entry.pair === undefined && value.length <= MAX_CACHED_VALUE) {
+        } else if (entry.pair === undefined) {
           entry.pair = Buffer.from(
             `${entry.bytes.toString('utf8')}{"stringValue":${JSON.stringify(value)}}}`,
             'utf8',
@@ -312,7 +313,7 @@ export class OtlpJsonTraceEncoder {
   #name(text: string): void {
     let bytes = this.#names.get(text);
     if (bytes === undefined) {
-      if (this.#names.size >= MAX_CACHED_NAMES) {
+      if (this.#names.size >= MAX_CACHED_NAMES || text.length > MAX_CACHED_VALUE) {
         this.#string(text);
         return;
       }

@@ -169,9 +169,10 @@ export class OtlpTraceEncoder {
         // Most string values repeat span after span (tool name, session, agent): the second
         // time a key has the same value as before, the whole pair is encoded and kept.
         if (value !== entry.text) {
-          entry.text = value;
+          // A long value is not kept (nor held on to): it is not worth a comparison.
+          entry.text = value.length <= MAX_CACHED_VALUE ? value : undefined;
           entry.pair = undefined;
-        } else if (entry.pair === undefined && value.length <= MAX_CACHED_VALUE) {
+        } else if (entry.pair === undefined) {
           entry.pair = keyValueBytes(entry.bytes, value);
         }
         const pair = entry.pair;
@@ -354,7 +355,7 @@ export class OtlpTraceEncoder {
   #name(field: number, text: string): void {
     let bytes = this.#names.get(text);
     if (bytes === undefined) {
-      if (this.#names.size >= MAX_CACHED_NAMES) {
+      if (this.#names.size >= MAX_CACHED_NAMES || text.length > MAX_CACHED_VALUE) {
         this.#string(field, text);
         return;
       }
