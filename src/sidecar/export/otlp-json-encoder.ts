@@ -29,11 +29,8 @@ const PARENT_SPAN_ID = ascii(',"parentSpanId":');
 const FLAGS = ascii(',"flags":');
 const NAME = ascii(',"name":');
 const KIND = ascii(',"kind":');
-const START_TIME = ascii(',"startTimeUnixNano":"');
-const END_TIME = ascii(',"endTimeUnixNano":"');
 const ATTRIBUTES = ascii(',"attributes":');
 const EVENTS = ascii(',"events":[');
-const EVENT_TIME = ascii('{"timeUnixNano":"');
 const STATUS = ascii(',"status":{');
 const RESOURCE_ATTRIBUTES = ascii('"attributes":');
 const INT_VALUE = '{"intValue":"';
@@ -68,9 +65,9 @@ export class OtlpJsonTraceEncoder {
   readonly #keys = new Map<string, EncodedKey>();
   /** Span and event names, as JSON strings. */
   readonly #names = new Map<string, Buffer>();
-  /** The seconds of the last time written, and their digits. */
-  #seconds = Number.NaN;
-  #secondsDigits = Buffer.alloc(0);
+  readonly #startTime = timeField(',"startTimeUnixNano":"');
+  readonly #endTime = timeField(',"endTimeUnixNano":"');
+  readonly #eventTime = timeField('{"timeUnixNano":"');
   readonly #numbers: NumberTypes;
 
   /** `numbers` decides int or double per key; share one with other encoders of the same stream. */
@@ -157,8 +154,8 @@ export class OtlpJsonTraceEncoder {
     this.#name(span.name);
     this.#copy(KIND);
     this.#integer(span.kind + 1);
-    this.#time(START_TIME, span.startTime);
-    this.#time(END_TIME, span.endTime);
+    this.#time(this.#startTime, span.startTime);
+    this.#time(this.#endTime, span.endTime);
     this.#attributes(ATTRIBUTES, span.attributes, true);
     this.#count(',"droppedAttributesCount":', span.droppedAttributesCount);
     const events = span.events;
@@ -167,7 +164,7 @@ export class OtlpJsonTraceEncoder {
       for (let index = 0; index < events.length; index += 1) {
         const event = events[index]!;
         if (index > 0) this.#byte(COMMA);
-        this.#time(EVENT_TIME, event.time);
+        this.#time(this.#eventTime, event.time);
         this.#copy(NAME);
         this.#name(event.name);
         if (event.attributes !== undefined) {
@@ -400,39 +397,44 @@ export class OtlpJsonTraceEncoder {
     this.#integer(count);
   }
 
-  /** `prefix`, the nanoseconds of `time` in decimal, and the closing quote. */
-  #time(prefix: Buffer, time: HrTime): void {
-    this.#copy(prefix);
+  /** The field of `times`, the nanoseconds of `time` in decimal, and the closing quote. */
+  #time(times: TimeField, time: HrTime): void {
     const seconds = Math.trunc(time[0]);
     const nanos = Math.trunc(time[1]);
-    this.#ensure(32);
-    if (seconds === 0) {
-      this.#integer(nanos);
-    } else if (seconds < 0 || nanos < 0 || nanos >= 1e9 || !Number.isSafeInteger(seconds)) {
-      // Before 1970 (which OTLP's unsigned times cannot carry anyway) or not normalized: exact
-      // bigint arithmetic, as the stock serializer does.
-      this.#ascii((BigInt(seconds) * 1_000_000_000n + BigInt(nanos)).toString());
-    } else {
-      // seconds * 1e9 + nanos exceeds 2^53: the seconds (their digits kept while they repeat,
-      // as in a batch they do), then nine digits of nanoseconds, two at a time.
-      if (seconds !== this.#seconds) {
-        this.#seconds = seconds;
-        this.#secondsDigits = Buffer.from(String(seconds), 'latin1');
+    if (seconds > 0 && nanos >= 0 && nanos < 1e9 && Number.isSafeInteger(seconds)) {
+      // seconds * 1e9 + nanos exceeds 2^53: the seconds, then nine digits of nanoseconds, two
+      // at a time. The field name and the seconds are kept as bytes while the seconds repeat
+      // (in a batch they do).
+      if (seconds !== times.seconds) {
+        times.seconds = seconds;
+        times.bytes = Buffer.from(`${times.prefix}${seconds}`, 'latin1');
       }
-      this.#copy(this.#secondsDigits);
+      this.#copy(times.bytes);
+      this.#ensure(10);
       const buffer = this.#buffer;
       const at = this.#position;
-      const high = Math.floor(nanos / 1e8);
-      let rest = nanos - high * 1e8;
-      buffer[at] = ZERO + high;
+      // Below 2^31: integer division.
+      let rest = nanos % 1e8;
+      buffer[at] = ZERO + ((nanos / 1e8) | 0);
       for (let pair = 7; pair >= 1; pair -= 2) {
-        const next = Math.floor(rest / 100);
+        const next = (rest / 100) | 0;
         const twoDigits = (rest - next * 100) * 2;
         buffer[at + pair] = DIGIT_PAIRS[twoDigits]!;
         buffer[at + pair + 1] = DIGIT_PAIRS[twoDigits + 1]!;
         rest = next;
       }
-      this.#position = at + 9;
+      buffer[at + 9] = QUOTE;
+      this.#position = at + 10;
+      return;
+    }
+    this.#ascii(times.prefix);
+    this.#ensure(32);
+    if (seconds === 0) {
+      this.#integer(nanos);
+    } else {
+      // Before 1970 (which OTLP's unsigned times cannot carry anyway) or not normalized: exact
+      // bigint arithmetic, as the stock serializer does.
+      this.#ascii((BigInt(seconds) * 1_000_000_000n + BigInt(nanos)).toString());
     }
     this.#byte(QUOTE);
   }
@@ -443,6 +445,10 @@ export class OtlpJsonTraceEncoder {
     if (value < 0) {
       this.#buffer[this.#position++] = 0x2d;
       value = -value;
+    }
+    if (value < 10) {
+      this.#buffer[this.#position++] = ZERO + value;
+      return;
     }
     let digits = 1;
     for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits += 1;
@@ -511,6 +517,17 @@ interface EncodedKey {
   /** The string value the key had last, and the whole `KeyValue` for it once it repeated. */
   text: string | undefined;
   pair: Buffer | undefined;
+}
+
+/** A time field: its name, and the bytes of it with the seconds of the last time written. */
+interface TimeField {
+  readonly prefix: string;
+  seconds: number;
+  bytes: Buffer;
+}
+
+function timeField(prefix: string): TimeField {
+  return { prefix, seconds: Number.NaN, bytes: Buffer.alloc(0) };
 }
 
 function flags(traceFlags: number, isRemote: boolean | undefined): number {
