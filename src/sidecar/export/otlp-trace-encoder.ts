@@ -199,15 +199,30 @@ export class OtlpTraceEncoder {
         const anyLength = integer ? 1 + (value < 0x80 ? 1 : varintSize(value)) : 9;
         const pairLength = key.length + 2 + anyLength;
         this.#ensure(pairLength + 6);
-        this.#byte(fieldTag);
-        this.#writeVarint(pairLength);
-        this.#copy(key);
-        this.#byte(tag(2, LENGTH_DELIMITED));
-        this.#byte(anyLength);
-        if (integer) {
-          this.#byte(tag(3, VARINT));
+        const buffer = this.#buffer;
+        let at = this.#position;
+        buffer[at++] = fieldTag;
+        if (pairLength < 0x80) {
+          buffer[at++] = pairLength;
+        } else {
+          this.#position = at;
+          this.#writeVarint(pairLength);
+          at = this.#position;
+        }
+        buffer.set(key, at);
+        at += key.length;
+        buffer[at] = tag(2, LENGTH_DELIMITED);
+        buffer[at + 1] = anyLength;
+        if (integer && value < 0x80) {
+          buffer[at + 2] = tag(3, VARINT);
+          buffer[at + 3] = value;
+          this.#position = at + 4;
+        } else if (integer) {
+          buffer[at + 2] = tag(3, VARINT);
+          this.#position = at + 3;
           this.#writeVarint(value);
         } else {
+          this.#position = at + 2;
           this.#double(value);
         }
         continue;

@@ -14,9 +14,9 @@ import { decodeTraceRequest, type ReceivedSpan } from '../../../src/testing/inde
 const VALUES = ['search', 'search', 'fetch', 'search', 'ü', 'ü', 'x'.repeat(300), 'x'.repeat(300)];
 
 /**
- * Spans whose string values repeat, change back and forth, go non-ASCII and long, with names
- * that repeat and one too long to keep, and times spread over several seconds: what the
- * encoders' caches see.
+ * Spans whose string values repeat, change back and forth, go non-ASCII and long, a number
+ * under a key too long for a one-byte length, names that repeat and one too long to keep, and
+ * times spread over several seconds: what the encoders' caches and shortcuts see.
  */
 function spans(): ReadableSpan[] {
   const memory = new InMemorySpanExporter();
@@ -38,6 +38,7 @@ function spans(): ReadableSpan[] {
         negative: -index,
         flag: index % 2 === 0,
         [`key ${index % 5}`]: value,
+        [`long key ${'k'.repeat(200)}`]: index % 2 === 0 ? index * 1000 : index / 3,
       },
     });
     for (let sequence = 0; sequence < 3; sequence += 1) {
