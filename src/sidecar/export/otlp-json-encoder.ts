@@ -29,10 +29,13 @@ const PARENT_SPAN_ID = ascii(',"parentSpanId":');
 const FLAGS = ascii(',"flags":');
 const NAME = ascii(',"name":');
 const KIND = ascii(',"kind":');
-const ATTRIBUTES = ascii(',"attributes":');
+const ATTRIBUTES = ascii(',"attributes":[');
 const EVENTS = ascii(',"events":[');
 const STATUS = ascii(',"status":{');
-const RESOURCE_ATTRIBUTES = ascii('"attributes":');
+const RESOURCE_ATTRIBUTES = ascii('"attributes":[');
+const CODE = ascii('"code":');
+const STRING_VALUE = ascii('{"stringValue":');
+const CLOSE_TWO = ascii('}}');
 const INT_VALUE = '{"intValue":"';
 const DOUBLE_VALUE = '{"doubleValue":';
 /** Two decimal digits per number below 100, for writing times two digits at a time. */
@@ -66,7 +69,7 @@ export class OtlpJsonTraceEncoder {
   #buffer: Buffer = EMPTY;
   #position = 0;
   readonly #keys = new Map<string, EncodedKey>();
-  /** Span and event names, as JSON strings. */
+  /** Span and event names, as JSON strings after `,"name":`. */
   readonly #names = new Map<string, Buffer>();
   readonly #startTime = timeField(',"startTimeUnixNano":"');
   readonly #endTime = timeField(',"endTimeUnixNano":"');
@@ -153,7 +156,6 @@ export class OtlpJsonTraceEncoder {
     }
     this.#copy(FLAGS);
     this.#integer(flags(context.traceFlags, parent?.isRemote));
-    this.#copy(NAME);
     this.#name(span.name);
     this.#copy(KIND);
     this.#integer(span.kind + 1);
@@ -168,7 +170,6 @@ export class OtlpJsonTraceEncoder {
         const event = events[index]!;
         if (index > 0) this.#byte(COMMA);
         this.#time(this.#eventTime, event.time);
-        this.#copy(NAME);
         this.#name(event.name);
         if (event.attributes !== undefined) {
           this.#attributes(ATTRIBUTES, event.attributes, true);
@@ -214,15 +215,16 @@ export class OtlpJsonTraceEncoder {
     }
     if (span.status.code !== SpanStatusCode.UNSET) {
       if (hasMessage) this.#byte(COMMA);
-      this.#ascii('"code":');
+      this.#copy(CODE);
       this.#integer(span.status.code);
     }
-    this.#ascii('}}');
+    this.#copy(CLOSE_TWO);
   }
 
   /**
-   * `"attributes":[…]` after `prefix`; with `optional`, nothing at all when there are none. Values
-   * that are `undefined` or `null` are left out, as the protobuf encoder does.
+   * `prefix` (`"attributes":[` after a comma or not), the attributes and `]`; with `optional`,
+   * nothing at all when there are none. Values that are `undefined` or `null` are left out, as
+   * the protobuf encoder does.
    */
   #attributes(prefix: Buffer, attributes: Attributes, optional: boolean): void {
     // Object.keys, not for-in: a span's attributes object is in dictionary mode (V8 turns an
@@ -230,7 +232,6 @@ export class OtlpJsonTraceEncoder {
     const keys = Object.keys(attributes);
     const start = this.#position;
     this.#copy(prefix);
-    this.#byte(0x5b);
     let any = false;
     for (let index = 0; index < keys.length; index += 1) {
       const key = keys[index]!;
@@ -257,9 +258,9 @@ export class OtlpJsonTraceEncoder {
           continue;
         }
         this.#copy(entry.bytes);
-        this.#ascii('{"stringValue":');
+        this.#copy(STRING_VALUE);
         this.#string(value);
-        this.#ascii('}}');
+        this.#copy(CLOSE_TWO);
         continue;
       }
       if (typeof value === 'number') {
@@ -309,15 +310,16 @@ export class OtlpJsonTraceEncoder {
     return entry;
   }
 
-  /** A span or event name: few distinct ones, each escaped once and then copied. */
+  /** `,"name":` and a span or event name: few distinct ones, each escaped once and then copied. */
   #name(text: string): void {
     let bytes = this.#names.get(text);
     if (bytes === undefined) {
       if (this.#names.size >= MAX_CACHED_NAMES || text.length > MAX_CACHED_VALUE) {
+        this.#copy(NAME);
         this.#string(text);
         return;
       }
-      bytes = Buffer.from(JSON.stringify(text), 'utf8');
+      bytes = Buffer.from(`,"name":${JSON.stringify(text)}`, 'utf8');
       this.#names.set(text, bytes);
     }
     this.#copy(bytes);
