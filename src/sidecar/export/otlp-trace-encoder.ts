@@ -127,7 +127,7 @@ export class OtlpTraceEncoder {
       const eventMessage = this.#begin(11);
       this.#time(1, event.time);
       this.#name(2, event.name);
-      if (event.attributes !== undefined) this.#attributes(3, event.attributes);
+      if (event.attributes !== undefined) this.#fewAttributes(3, event.attributes);
       if ((event.droppedAttributesCount ?? 0) > 0) {
         this.#varintField(4, event.droppedAttributesCount!);
       }
@@ -140,7 +140,7 @@ export class OtlpTraceEncoder {
       this.#hexBytes(2, link.context.spanId);
       const linkState = link.context.traceState?.serialize();
       if (linkState !== undefined && linkState !== '') this.#string(3, linkState);
-      if (link.attributes !== undefined) this.#attributes(4, link.attributes);
+      if (link.attributes !== undefined) this.#fewAttributes(4, link.attributes);
       if ((link.droppedAttributesCount ?? 0) > 0) {
         this.#varintField(5, link.droppedAttributesCount!);
       }
@@ -158,99 +158,115 @@ export class OtlpTraceEncoder {
     this.#end(message);
   }
 
+  /**
+   * A span's (or resource's) attributes. Object.keys, not for-in: a span's attributes object is
+   * in dictionary mode (V8 turns an object into one past about 20 keys added by name), which
+   * for-in walks at a third more.
+   */
   #attributes(field: number, attributes: Attributes): void {
     const fieldTag = tag(field, LENGTH_DELIMITED);
-    // Object.keys, not for-in: a span's attributes object is in dictionary mode (V8 turns an
-    // object into one past about 20 keys added by name), which for-in walks at a third more.
     const keys = Object.keys(attributes);
     for (let index = 0; index < keys.length; index += 1) {
       const key = keys[index]!;
-      const value = attributes[key];
-      if (value === undefined || value === null) continue;
-      const entry = this.#key(key);
-      if (typeof value === 'string') {
-        // Most string values repeat span after span (tool name, session, agent): the second
-        // time a key has the same value as before, the whole pair is encoded and kept.
-        if (value !== entry.text) {
-          // A long value is not kept (nor held on to): it is not worth a comparison.
-          entry.text = value.length <= MAX_CACHED_VALUE ? value : undefined;
-          entry.pair = undefined;
-        } else if (entry.pair === undefined) {
-          entry.pair = keyValueBytes(entry.bytes, value);
-        }
-        const pair = entry.pair;
-        if (pair !== undefined) {
-          this.#ensure(pair.length + 3);
-          this.#byte(fieldTag);
-          this.#writeVarint(pair.length);
-          this.#copy(pair);
-          continue;
-        }
-        if (this.#shortAsciiPair(fieldTag, entry.bytes, value)) continue;
-      }
-      if (typeof value === 'number' && value >= 0 && (entry.double || value < INT64_MAX)) {
-        // A number's lengths are known before it is written: no length to fill in afterwards.
-        const key = entry.bytes;
-        const integer = !entry.double && Number.isInteger(value);
-        if (!integer && !entry.double) {
-          entry.double = true;
-          this.#numbers.isDouble(keys[index]!, value);
-        }
-        const anyLength = integer ? 1 + (value < 0x80 ? 1 : varintSize(value)) : 9;
-        const pairLength = key.length + 2 + anyLength;
-        this.#ensure(pairLength + 6);
-        const buffer = this.#buffer;
-        let at = this.#position;
-        buffer[at++] = fieldTag;
-        if (pairLength < 0x80) {
-          buffer[at++] = pairLength;
-        } else {
-          this.#position = at;
-          this.#writeVarint(pairLength);
-          at = this.#position;
-        }
-        buffer.set(key, at);
-        at += key.length;
-        buffer[at] = tag(2, LENGTH_DELIMITED);
-        buffer[at + 1] = anyLength;
-        if (integer && value < 0x80) {
-          buffer[at + 2] = tag(3, VARINT);
-          buffer[at + 3] = value;
-          this.#position = at + 4;
-        } else if (integer) {
-          buffer[at + 2] = tag(3, VARINT);
-          this.#position = at + 3;
-          this.#writeVarint(value);
-        } else {
-          this.#position = at + 2;
-          this.#double(value);
-        }
-        continue;
-      }
-      const keyValue = this.#begin(field);
-      this.#copy(entry.bytes);
-      const anyValue = this.#begin(2);
-      if (typeof value === 'string') {
-        this.#string(1, value);
-      } else if (typeof value === 'number') {
-        if (!entry.double && Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) {
-          this.#varintField(3, value);
-        } else {
-          if (!entry.double) {
-            entry.double = true;
-            this.#numbers.isDouble(key, value);
-          }
-          this.#double(value);
-        }
-      } else {
-        if (!entry.double && Array.isArray(value)) {
-          entry.double = this.#numbers.isDoubleArray(key, value);
-        }
-        this.#anyValue(value, entry.double);
-      }
-      this.#end(anyValue);
-      this.#end(keyValue);
+      this.#attribute(fieldTag, key, attributes[key]);
     }
+  }
+
+  /**
+   * An event's (or link's) attributes: a few, in an object V8 keeps in fast mode, which for-in
+   * walks from its enum cache without making an array of keys.
+   */
+  #fewAttributes(field: number, attributes: Attributes): void {
+    const fieldTag = tag(field, LENGTH_DELIMITED);
+    for (const key in attributes) this.#attribute(fieldTag, key, attributes[key]);
+  }
+
+  /** One `KeyValue` (nothing for `undefined` or `null`). */
+  #attribute(fieldTag: number, key: string, value: AttributeValue | undefined): void {
+    if (value === undefined || value === null) return;
+    const entry = this.#key(key);
+    if (typeof value === 'string') {
+      // Most string values repeat span after span (tool name, session, agent): the second
+      // time a key has the same value as before, the whole pair is encoded and kept.
+      if (value !== entry.text) {
+        // A long value is not kept (nor held on to): it is not worth a comparison.
+        entry.text = value.length <= MAX_CACHED_VALUE ? value : undefined;
+        entry.pair = undefined;
+      } else if (entry.pair === undefined) {
+        entry.pair = keyValueBytes(entry.bytes, value);
+      }
+      const pair = entry.pair;
+      if (pair !== undefined) {
+        this.#ensure(pair.length + 3);
+        this.#byte(fieldTag);
+        this.#writeVarint(pair.length);
+        this.#copy(pair);
+        return;
+      }
+      if (this.#shortAsciiPair(fieldTag, entry.bytes, value)) return;
+    }
+    if (typeof value === 'number' && value >= 0 && (entry.double || value < INT64_MAX)) {
+      // A number's lengths are known before it is written: no length to fill in afterwards.
+      const keyBytes = entry.bytes;
+      const integer = !entry.double && Number.isInteger(value);
+      if (!integer && !entry.double) {
+        entry.double = true;
+        this.#numbers.isDouble(key, value);
+      }
+      const anyLength = integer ? 1 + (value < 0x80 ? 1 : varintSize(value)) : 9;
+      const pairLength = keyBytes.length + 2 + anyLength;
+      this.#ensure(pairLength + 6);
+      const buffer = this.#buffer;
+      let at = this.#position;
+      buffer[at++] = fieldTag;
+      if (pairLength < 0x80) {
+        buffer[at++] = pairLength;
+      } else {
+        this.#position = at;
+        this.#writeVarint(pairLength);
+        at = this.#position;
+      }
+      buffer.set(keyBytes, at);
+      at += keyBytes.length;
+      buffer[at] = tag(2, LENGTH_DELIMITED);
+      buffer[at + 1] = anyLength;
+      if (integer && value < 0x80) {
+        buffer[at + 2] = tag(3, VARINT);
+        buffer[at + 3] = value;
+        this.#position = at + 4;
+      } else if (integer) {
+        buffer[at + 2] = tag(3, VARINT);
+        this.#position = at + 3;
+        this.#writeVarint(value);
+      } else {
+        this.#position = at + 2;
+        this.#double(value);
+      }
+      return;
+    }
+    const keyValue = this.#begin(fieldTag >>> 3);
+    this.#copy(entry.bytes);
+    const anyValue = this.#begin(2);
+    if (typeof value === 'string') {
+      this.#string(1, value);
+    } else if (typeof value === 'number') {
+      if (!entry.double && Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) {
+        this.#varintField(3, value);
+      } else {
+        if (!entry.double) {
+          entry.double = true;
+          this.#numbers.isDouble(key, value);
+        }
+        this.#double(value);
+      }
+    } else {
+      if (!entry.double && Array.isArray(value)) {
+        entry.double = this.#numbers.isDoubleArray(key, value);
+      }
+      this.#anyValue(value, entry.double);
+    }
+    this.#end(anyValue);
+    this.#end(keyValue);
   }
 
   /**
