@@ -3,23 +3,19 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { groupByResourceAndScope } from './group-spans.js';
 import { NumberTypes } from './number-types.js';
 import { RequestBuffers } from './request-buffers.js';
+import {
+  INT64_MAX,
+  INT64_MIN,
+  MAX_CACHED_KEYS,
+  MAX_CACHED_NAMES,
+  MAX_CACHED_VALUE,
+  spanFlags,
+} from './span-encoding.js';
 
-/** OTLP span flags: the low byte is the W3C trace flags; these say whether the parent is remote. */
-const FLAG_HAS_IS_REMOTE = 0x100;
-const FLAG_IS_REMOTE = 0x200;
-const INT64_MIN = -(2 ** 63);
-const INT64_MAX = 2 ** 63;
-/** Encoded attribute keys kept at most (keys are few and repeat in every span). */
-const MAX_CACHED_KEYS = 4096;
 /** What an encoder holds between requests: its buffer is taken per request. */
 const EMPTY = Buffer.alloc(0);
 /** Worst case of one UTF-16 unit in a JSON string: `\u001f` is six bytes. */
 const MAX_BYTES_PER_UNIT = 6;
-
-/** String values longer than this are not kept encoded (ids and names are far shorter). */
-const MAX_CACHED_VALUE = 256;
-/** Span and event names kept encoded at most (OpenTelemetry names are few by design). */
-const MAX_CACHED_NAMES = 1024;
 
 /** The encoder's fixed syntax, as bytes: copied with one TypedArray#set, not char by char. */
 const ascii = (text: string): Buffer => Buffer.from(text, 'latin1');
@@ -155,7 +151,7 @@ export class OtlpJsonTraceEncoder {
       this.#string(parent.spanId);
     }
     this.#copy(FLAGS);
-    this.#integer(flags(context.traceFlags, parent?.isRemote));
+    this.#integer(spanFlags(context.traceFlags, parent?.isRemote));
     this.#name(span.name);
     this.#copy(KIND);
     this.#integer(span.kind + 1);
@@ -200,7 +196,7 @@ export class OtlpJsonTraceEncoder {
         }
         this.#count(',"droppedAttributesCount":', link.droppedAttributesCount ?? 0);
         this.#ascii(',"flags":');
-        this.#integer(flags(link.context.traceFlags, link.context.isRemote));
+        this.#integer(spanFlags(link.context.traceFlags, link.context.isRemote));
         this.#byte(0x7d);
       }
       this.#byte(0x5d);
@@ -533,8 +529,4 @@ interface TimeField {
 
 function timeField(prefix: string): TimeField {
   return { prefix, seconds: Number.NaN, bytes: Buffer.alloc(0) };
-}
-
-function flags(traceFlags: number, isRemote: boolean | undefined): number {
-  return (traceFlags & 0xff) | FLAG_HAS_IS_REMOTE | (isRemote === true ? FLAG_IS_REMOTE : 0);
 }

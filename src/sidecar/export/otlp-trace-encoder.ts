@@ -2,29 +2,30 @@ import type { AttributeValue, Attributes, HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { groupByResourceAndScope } from './group-spans.js';
 import { NumberTypes } from './number-types.js';
+import {
+  FIXED32,
+  FIXED64,
+  hexValue,
+  LENGTH_DELIMITED,
+  lengthDelimited,
+  stringKeyValue,
+  tag,
+  VARINT,
+  varint,
+  varintSize,
+} from './protobuf-wire.js';
 import { RequestBuffers } from './request-buffers.js';
+import {
+  INT64_MAX,
+  INT64_MIN,
+  MAX_CACHED_KEYS,
+  MAX_CACHED_NAMES,
+  MAX_CACHED_VALUE,
+  spanFlags,
+} from './span-encoding.js';
 
-/** Wire types of the protobuf encoding. */
-const VARINT = 0;
-const FIXED64 = 1;
-const LENGTH_DELIMITED = 2;
-const FIXED32 = 5;
-
-const tag = (field: number, wireType: number): number => (field << 3) | wireType;
-
-/** OTLP span flags: the low byte is the W3C trace flags; these say whether the parent is remote. */
-const FLAG_HAS_IS_REMOTE = 0x100;
-const FLAG_IS_REMOTE = 0x200;
-const INT64_MIN = -(2 ** 63);
-const INT64_MAX = 2 ** 63;
 /** Strings shorter than this are tried as ASCII first (and need one length byte). */
 const SHORT_STRING = 0x80;
-/** Encoded attribute keys kept at most (keys are few and repeat in every span). */
-const MAX_CACHED_KEYS = 4096;
-/** String values longer than this are not kept encoded (ids and names are far shorter). */
-const MAX_CACHED_VALUE = 256;
-/** Span and event names kept encoded at most (OpenTelemetry names are few by design). */
-const MAX_CACHED_NAMES = 1024;
 /** What an encoder holds between requests: its buffer is taken per request. */
 const EMPTY = Buffer.alloc(0);
 
@@ -144,7 +145,7 @@ export class OtlpTraceEncoder {
       if ((link.droppedAttributesCount ?? 0) > 0) {
         this.#varintField(5, link.droppedAttributesCount!);
       }
-      this.#fixed32Field(6, flags(link.context.traceFlags, link.context.isRemote));
+      this.#fixed32Field(6, spanFlags(link.context.traceFlags, link.context.isRemote));
       this.#end(linkMessage);
     }
     if (span.droppedLinksCount > 0) this.#varintField(14, span.droppedLinksCount);
@@ -154,7 +155,7 @@ export class OtlpTraceEncoder {
     }
     this.#varintField(3, span.status.code);
     this.#end(status);
-    this.#fixed32Field(16, flags(context.traceFlags, parent?.isRemote));
+    this.#fixed32Field(16, spanFlags(context.traceFlags, parent?.isRemote));
     this.#end(message);
   }
 
@@ -193,7 +194,7 @@ export class OtlpTraceEncoder {
         entry.text = value.length <= MAX_CACHED_VALUE ? value : undefined;
         entry.pair = undefined;
       } else if (entry.pair === undefined) {
-        entry.pair = keyValueBytes(entry.bytes, value);
+        entry.pair = stringKeyValue(entry.bytes, value);
       }
       const pair = entry.pair;
       if (pair !== undefined) {
@@ -393,8 +394,7 @@ export class OtlpTraceEncoder {
         this.#string(field, text);
         return;
       }
-      const utf8 = Buffer.from(text, 'utf8');
-      bytes = Buffer.concat([varint(utf8.length), utf8]);
+      bytes = lengthDelimited(text);
       this.#names.set(text, bytes);
     }
     this.#ensure(1);
@@ -536,55 +536,4 @@ interface EncodedKey {
   /** The string value the key had last, and the whole `KeyValue` for it once it repeated. */
   text: string | undefined;
   pair: Buffer | undefined;
-}
-
-/** A `KeyValue` message's content: the encoded key and a string value. */
-function keyValueBytes(key: Buffer, text: string): Buffer {
-  const utf8 = Buffer.from(text, 'utf8');
-  const stringValue = Buffer.concat([
-    Buffer.from([tag(1, LENGTH_DELIMITED)]),
-    varint(utf8.length),
-    utf8,
-  ]);
-  return Buffer.concat([
-    key,
-    Buffer.from([tag(2, LENGTH_DELIMITED)]),
-    varint(stringValue.length),
-    stringValue,
-  ]);
-}
-
-/** The value of each hex digit by its character code below 256; -1 for any other. */
-const HEX_VALUES = new Int8Array(256).fill(-1);
-for (let digit = 0; digit < 16; digit += 1) {
-  HEX_VALUES[digit.toString(16).charCodeAt(0)] = digit;
-  HEX_VALUES[digit.toString(16).toUpperCase().charCodeAt(0)] = digit;
-}
-
-/** The value of a hex digit, or -1 (a code past 255 makes the shifted term -1). */
-function hexValue(code: number): number {
-  return HEX_VALUES[code & 0xff]! | ((0xff - code) >> 31);
-}
-
-function flags(traceFlags: number, isRemote: boolean | undefined): number {
-  return (traceFlags & 0xff) | FLAG_HAS_IS_REMOTE | (isRemote === true ? FLAG_IS_REMOTE : 0);
-}
-
-function varintSize(value: number): number {
-  let size = 1;
-  while (value >= 0x80) {
-    value = Math.floor(value / 0x80);
-    size += 1;
-  }
-  return size;
-}
-
-function varint(value: number): Buffer {
-  const bytes: number[] = [];
-  while (value >= 0x80) {
-    bytes.push((value & 0x7f) | 0x80);
-    value >>>= 7;
-  }
-  bytes.push(value);
-  return Buffer.from(bytes);
 }
