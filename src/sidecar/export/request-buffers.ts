@@ -1,7 +1,7 @@
-/** Spare buffers kept at most: one per request in flight and one being written is the rule. */
-const MAX_SPARE = 4;
+/** Spare buffers kept at most: as many as requests in flight by default, whose bodies come back. */
+const MAX_SPARE = 2;
 /** A buffer grown past this (one huge batch) is not kept for the next. */
-const MAX_KEPT_BYTES = 16 * 1024 * 1024;
+const MAX_KEPT_BYTES = 8 * 1024 * 1024;
 
 /**
  * The memory an encoder writes request bodies into, reused once a request was sent. A batch of
