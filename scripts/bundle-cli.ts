@@ -43,6 +43,9 @@ await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
+  // The OpenTelemetry packages' ES module builds: no CommonJS interop getters on every read of
+  // an imported binding (0.5-0.9% of the sidecar's time), and a third smaller.
+  mainFields: ['module', 'main'],
   target: 'node20',
   // CommonJS dependencies call require() for Node's own modules; ES modules have no require.
   banner: {
