@@ -1,4 +1,4 @@
-import { createReadStream, fstatSync } from 'node:fs';
+import { fstatSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { ConfigurationError } from '../../errors/index.js';
 import type { EventPipeline } from '../pipeline/index.js';
@@ -7,6 +7,7 @@ import type { HttpIntakeMetrics, HttpIntakeOptions } from './http-intake-options
 import { HttpIntake } from './http-intake.js';
 import { ClientTokens, type ClientToken } from './client-tokens.js';
 import { isLoopbackHost, type ListenAddress } from './listen-address.js';
+import { ReadAheadFile } from './read-ahead-file.js';
 import { StdinSource } from './stdin-source.js';
 
 /** Options for {@link Intakes.open}. */
@@ -187,14 +188,15 @@ function definedLimits(options: IntakesOptions): Partial<HttpIntakeOptions> {
 const FILE_READ_BYTES = 1024 * 1024;
 
 /**
- * Standard input as a stream. When it is a regular file, a file stream that reads 1 MiB at a
- * time rather than `process.stdin`'s 64 KiB: a one-shot export of a journal then takes a sixteenth
- * of the reads and event-loop turns.
+ * Standard input as a stream. When it is a regular file, a {@link ReadAheadFile} that reads 1 MiB
+ * at a time rather than `process.stdin`'s 64 KiB (a one-shot export of a journal then takes a
+ * sixteenth of the reads and event-loop turns), each read started before the chunk before it is
+ * replayed.
  */
 function standardInput(): Readable {
   try {
     if (fstatSync(0).isFile()) {
-      return createReadStream('', { fd: 0, autoClose: false, highWaterMark: FILE_READ_BYTES });
+      return new ReadAheadFile(0, FILE_READ_BYTES);
     }
   } catch {
     // No usable descriptor 0: let process.stdin decide what standard input is.
