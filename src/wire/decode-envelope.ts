@@ -1,6 +1,11 @@
 import { Buffer } from 'node:buffer';
 import type { Causation, EventInit } from '../bus/index.js';
-import { TOOL_INVOKE, TOOL_RESULT } from '../events/index.js';
+import {
+  TOOL_INVOKE,
+  TOOL_RESULT,
+  TOOL_STREAM_PARTIAL,
+  TOOL_STREAM_PROGRESS,
+} from '../events/index.js';
 import {
   describeValue,
   isDecodeFailure,
@@ -116,11 +121,12 @@ export function decodeEnvelope(line: string | Uint8Array, options?: DecodeOption
 }
 
 function decodeRecord(record: Record<string, unknown>): DecodeResult {
-  const type = record.type;
-  if (isAbsent(type)) return missingField('type');
-  if (typeof type !== 'string' || type === '') {
-    return wrongType('type', 'a non-empty string', type);
+  const given = record.type;
+  if (isAbsent(given)) return missingField('type');
+  if (typeof given !== 'string' || given === '') {
+    return wrongType('type', 'a non-empty string', given);
   }
+  const type = internedType(given);
 
   const ts = record.ts;
   if (isAbsent(ts)) return missingField('ts');
@@ -202,6 +208,26 @@ function decodeRecord(record: Record<string, unknown>): DecodeResult {
     else decoded.warnings = ['bad_traceparent'];
   }
   return decoded;
+}
+
+/**
+ * The tool event types as the constants themselves: `JSON.parse` makes a new string for every
+ * line's `type`, and every later comparison with a constant (the subscriber makes several per
+ * event) then compares characters; with the constant it compares one pointer.
+ */
+function internedType(type: string): string {
+  switch (type) {
+    case TOOL_STREAM_PROGRESS:
+      return TOOL_STREAM_PROGRESS;
+    case TOOL_STREAM_PARTIAL:
+      return TOOL_STREAM_PARTIAL;
+    case TOOL_INVOKE:
+      return TOOL_INVOKE;
+    case TOOL_RESULT:
+      return TOOL_RESULT;
+    default:
+      return type;
+  }
 }
 
 function isAbsent(value: unknown): value is undefined | null {

@@ -4,6 +4,31 @@ import { formatRfc3339Nano, parseRfc3339Nano } from '../../src/wire/index.js';
 const NOON = BigInt(Date.UTC(2026, 4, 1, 12, 0, 0)) * 1_000_000n;
 
 describe('parseRfc3339Nano()', () => {
+  it('reads a timestamp the same whether or not the one before shared its date and time', () => {
+    // The parser skips the first 19 characters when they repeat the last timestamp's: the
+    // fraction, zone and end must still be checked, and a bad repeat must not be cached.
+    const cases: [string, bigint | undefined][] = [
+      ['2026-05-01T12:00:00.5Z', NOON + 500_000_000n],
+      ['2026-05-01T12:00:00Z', NOON],
+      ['2026-05-01T12:00:00.000000001+02:00', NOON - 7_200_000_000_000n + 1n],
+      ['2026-05-01T12:00:00.1-00:30', NOON + 1_800_000_000_000n + 100_000_000n],
+      ['2026-05-01T12:00:00.Z', undefined],
+      ['2026-05-01T12:00:00Zjunk', undefined],
+      ['2026-05-01T12:00:00+24:00', undefined],
+      ['2026-05-01T12:00:00', undefined],
+      ['2026-05-01T12:00:00.25z', NOON + 250_000_000n],
+    ];
+    for (const before of ['2026-05-01T12:00:00.9Z', '1999-12-31T23:59:59Z', 'not a time', '']) {
+      for (const [text, expected] of cases) {
+        parseRfc3339Nano(before);
+        expect(parseRfc3339Nano(text), `${text} after ${before}`).toBe(expected);
+      }
+    }
+    expect(parseRfc3339Nano('2026-05-01T12:00:00.9Z')).toBe(NOON + 900_000_000n);
+    expect(parseRfc3339Nano('2026-05-01t12:00:00.9Z')).toBe(NOON + 900_000_000n);
+    expect(parseRfc3339Nano('2026-02-30T12:00:00.9Z')).toBeUndefined();
+  });
+
   it('keeps all nine fractional digits', () => {
     expect(parseRfc3339Nano('2026-05-01T12:00:00.123456789Z')).toBe(NOON + 123_456_789n);
   });
