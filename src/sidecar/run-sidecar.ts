@@ -68,7 +68,8 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     ...(checkpointing
       ? {
           onSpanStarted: (span) => pipeline.spanStarted(span),
-          onSpanDone: (span) => pipeline.spanExported(span),
+          onSpanEnded: (span) => pipeline.spanEnded(span),
+          onSpanDone: (receipt) => pipeline.spanExported(receipt),
         }
       : {}),
     onBatchExported: () => {

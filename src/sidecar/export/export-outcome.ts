@@ -40,6 +40,37 @@ export interface SpanTransport {
   shutdown(): Promise<void>;
 }
 
+/**
+ * The spans of one export request, taken in one by one as they end. An encoding batch writes
+ * each span's bytes at once and keeps no span object; {@link close} writes the request around
+ * them.
+ */
+export interface SpanBatch<Body> {
+  /** Spans added. */
+  readonly size: number;
+  /** Adds `span` at the end; throws, adding nothing, when it cannot be encoded. */
+  add(span: ReadableSpan): void;
+  /** The request body of the spans added; nothing can be added after. */
+  close(): Body;
+}
+
+/**
+ * What the {@link ReliableSpanProcessor} drives: a transport that opens batches for spans to be
+ * encoded into as they end, then sends a batch's body, once per attempt, and again after a
+ * retryable failure (the same bytes), never throwing. The OTLP/HTTP and OTLP/gRPC exporters
+ * implement it; an SDK `SpanExporter` is driven through a batch that keeps the spans.
+ */
+export interface BatchTransport<Body = unknown> {
+  /** A new, empty batch. */
+  openBatch(): SpanBatch<Body>;
+  /** Sends a closed batch's body once and tells what came of it; never rejects. */
+  sendBatch(body: Body): Promise<ExportOutcome>;
+  /** `body` will not be sent again: its memory may be reused once no attempt reads it. */
+  releaseBatch(body: Body): void;
+  /** Cuts requests in flight and refuses new ones. */
+  shutdown(): Promise<void>;
+}
+
 /** HTTP statuses OTLP/HTTP says to retry; every other failure status is permanent. */
 const RETRYABLE_HTTP = new Set([429, 502, 503, 504]);
 

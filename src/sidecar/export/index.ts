@@ -3,6 +3,7 @@ export { startSpanExport } from './span-export.js';
 export type { ExportMetrics, SpanExportOptions } from './span-export.js';
 export { ReliableSpanProcessor } from './reliable-span-processor.js';
 export type {
+  ExportBatch,
   ReliableSpanProcessorOptions,
   ReliableSpanProcessorStats,
 } from './reliable-span-processor.js';
@@ -19,4 +20,4 @@ export { isRetryableHttpStatus, parseRetryAfter } from './export-outcome.js';
 // The gRPC exporter is not listed: it loads @grpc/grpc-js, which `createTraceExporter` imports
 // only for `grpc`, so the sidecar starts without it otherwise.
 export type { OtlpGrpcSpanExporterOptions } from './otlp-grpc-span-exporter.js';
-export type { ExportOutcome, SpanTransport } from './export-outcome.js';
+export type { BatchTransport, ExportOutcome, SpanBatch, SpanTransport } from './export-outcome.js';

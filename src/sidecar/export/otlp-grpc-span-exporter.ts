@@ -8,8 +8,8 @@ import {
 } from '@grpc/grpc-js';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { ExportOutcome, SpanTransport } from './export-outcome.js';
-import { toExportResult } from './otlp-http-span-exporter.js';
+import type { BatchTransport, ExportOutcome, SpanBatch, SpanTransport } from './export-outcome.js';
+import { encodingFailed, toExportResult } from './otlp-http-span-exporter.js';
 import { decodePartialSuccess, decodeRetryInfoDelay } from './otlp-response.js';
 import { OtlpTraceEncoder } from './otlp-trace-encoder.js';
 import { USER_AGENT } from './user-agent.js';
@@ -62,7 +62,7 @@ export interface OtlpGrpcSpanExporterOptions {
  * `@opentelemetry/exporter-trace-otlp-grpc` retries inside `export()` and reports failures
  * without the code, which the {@link ReliableSpanProcessor} needs to decide.
  */
-export class OtlpGrpcSpanExporter implements SpanExporter, SpanTransport {
+export class OtlpGrpcSpanExporter implements SpanExporter, SpanTransport, BatchTransport<Buffer> {
   readonly #address: string;
   readonly #client: Client;
   readonly #metadata: Metadata;
@@ -93,6 +93,24 @@ export class OtlpGrpcSpanExporter implements SpanExporter, SpanTransport {
 
   /** Sends one batch once and tells what came of it; never rejects. */
   send(spans: readonly ReadableSpan[]): Promise<ExportOutcome> {
+    let body: Buffer;
+    try {
+      body = this.#encoder.encode(spans);
+    } catch (error) {
+      return Promise.resolve(encodingFailed(error));
+    }
+    const sending = this.sendBatch(body);
+    void sending.finally(() => this.releaseBatch(body));
+    return sending;
+  }
+
+  /** A batch that encodes each span as it is added, for {@link sendBatch}. */
+  openBatch(): SpanBatch<Buffer> {
+    return this.#encoder.openBatch();
+  }
+
+  /** Sends the body of a closed batch once and tells what came of it; never rejects. */
+  sendBatch(body: Buffer): Promise<ExportOutcome> {
     if (this.#shutdown) {
       return Promise.resolve({
         kind: 'permanent',
@@ -100,7 +118,6 @@ export class OtlpGrpcSpanExporter implements SpanExporter, SpanTransport {
         reason: 'the exporter was shut down',
       });
     }
-    const body = this.#encoder.encode(spans);
     return new Promise((resolve) => {
       const call = this.#client.makeUnaryRequest<Buffer, Buffer>(
         EXPORT_METHOD,
@@ -111,13 +128,16 @@ export class OtlpGrpcSpanExporter implements SpanExporter, SpanTransport {
         { deadline: Date.now() + this.#timeoutMs },
         (error, answer) => {
           this.#calls.delete(call);
-          // Answered: grpc-js framed (copied) the message long ago.
-          this.#encoder.release(body);
           resolve(error === null ? success(answer) : this.#failure(error));
         },
       );
       this.#calls.add(call);
     });
+  }
+
+  /** Gives the memory of `body` back: once answered, grpc-js framed (copied) it long ago. */
+  releaseBatch(body: Buffer): void {
+    this.#encoder.release(body);
   }
 
   /** The `SpanExporter` face of {@link send}. */

@@ -8,7 +8,9 @@ import { ExportRequestError } from './export-request-error.js';
 import {
   isRetryableHttpStatus,
   parseRetryAfter,
+  type BatchTransport,
   type ExportOutcome,
+  type SpanBatch,
   type SpanTransport,
 } from './export-outcome.js';
 import { OtlpJsonTraceEncoder } from './otlp-json-encoder.js';
@@ -51,7 +53,9 @@ export interface OtlpHttpSpanExporterOptions {
  * attribute key in both. `shutdown()` destroys the
  * connections, so a process that must stop is not held by a request to an endpoint that hangs.
  */
-export class OtlpHttpSpanExporter implements SpanExporter, SpanTransport {
+export class OtlpHttpSpanExporter
+  implements SpanExporter, SpanTransport, BatchTransport<Uint8Array>
+{
   readonly #url: URL;
   readonly #headers: Record<string, string>;
   readonly #json: boolean;
@@ -61,6 +65,8 @@ export class OtlpHttpSpanExporter implements SpanExporter, SpanTransport {
   readonly #request: typeof httpRequest;
   readonly #encoder: OtlpTraceEncoder | OtlpJsonTraceEncoder;
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** Bodies requests are writing: how many, and whether they were released meanwhile. */
+  readonly #writing = new Map<Uint8Array, { requests: number; released: boolean }>();
   #shutdown = false;
 
   constructor(options: OtlpHttpSpanExporterOptions) {
@@ -84,6 +90,24 @@ export class OtlpHttpSpanExporter implements SpanExporter, SpanTransport {
 
   /** Sends one batch once and tells what came of it; never rejects. */
   send(spans: readonly ReadableSpan[]): Promise<ExportOutcome> {
+    let body: Uint8Array;
+    try {
+      body = this.#encoder.encode(spans);
+    } catch (error) {
+      return Promise.resolve(encodingFailed(error));
+    }
+    const sending = this.sendBatch(body);
+    void sending.finally(() => this.releaseBatch(body));
+    return sending;
+  }
+
+  /** A batch that encodes each span as it is added, for {@link sendBatch}. */
+  openBatch(): SpanBatch<Uint8Array> {
+    return this.#encoder.openBatch();
+  }
+
+  /** Sends the body of a closed batch once and tells what came of it; never rejects. */
+  sendBatch(body: Uint8Array): Promise<ExportOutcome> {
     if (this.#shutdown) {
       return Promise.resolve({
         kind: 'permanent',
@@ -91,20 +115,20 @@ export class OtlpHttpSpanExporter implements SpanExporter, SpanTransport {
         reason: 'the exporter was shut down',
       });
     }
-    let body: Uint8Array;
-    try {
-      body = this.#encoder.encode(spans);
-    } catch (error) {
-      return Promise.resolve({
-        kind: 'permanent',
-        status: 'encoding',
-        reason: `the spans could not be encoded: ${String(error)}`,
-      });
-    }
     const sending = this.#send(body);
     this.#inFlight.add(sending);
     void sending.finally(() => this.#inFlight.delete(sending));
     return sending;
+  }
+
+  /**
+   * Gives the memory of `body` back to the encoder: at once, or once the last request writing
+   * it is done with it (an endpoint may answer before it read the whole request).
+   */
+  releaseBatch(body: Uint8Array): void {
+    const writing = this.#writing.get(body);
+    if (writing === undefined) this.#encoder.release(body);
+    else writing.released = true;
   }
 
   /** The `SpanExporter` face of {@link send}, for use with the SDK's processors. */
@@ -128,12 +152,7 @@ export class OtlpHttpSpanExporter implements SpanExporter, SpanTransport {
     const where = this.#url.href;
     let answer: Answer;
     try {
-      let body = plain;
-      if (this.#compress) {
-        body = await gzip(plain);
-        this.#encoder.release(plain);
-      }
-      answer = await this.#post(body);
+      answer = await this.#post(this.#compress ? await gzip(plain) : plain);
     } catch (error) {
       return {
         kind: 'retryable',
@@ -202,9 +221,22 @@ export class OtlpHttpSpanExporter implements SpanExporter, SpanTransport {
           });
         });
       });
-      // Once the body is written out, its memory is the encoder's again (not before: an
-      // endpoint may answer before it read the whole request).
-      request.once('finish', () => this.#encoder.release(body));
+      // Until the body is written out (or the request is gone), its memory is not the
+      // encoder's again, even once it was released: an endpoint may answer before it read it.
+      const writing = this.#writing.get(body) ?? { requests: 0, released: false };
+      writing.requests += 1;
+      this.#writing.set(body, writing);
+      let written = false;
+      const done = (): void => {
+        if (written) return;
+        written = true;
+        writing.requests -= 1;
+        if (writing.requests > 0) return;
+        this.#writing.delete(body);
+        if (writing.released) this.#encoder.release(body);
+      };
+      request.once('finish', done);
+      request.once('close', done);
       request.end(body);
     });
   }
@@ -228,6 +260,15 @@ const HINTS: Readonly<Record<number, string>> = {
   413: 'the endpoint takes smaller requests',
   415: 'does the endpoint speak this OTLP protocol (--otlp-protocol)?',
 };
+
+/** The outcome of spans the encoder refused: retrying the same spans cannot help. */
+export function encodingFailed(error: unknown): ExportOutcome {
+  return {
+    kind: 'permanent',
+    status: 'encoding',
+    reason: `the spans could not be encoded: ${String(error)}`,
+  };
+}
 
 /** An {@link ExportOutcome} as the SDK's `ExportResult`, the error carrying status and wait. */
 export function toExportResult(outcome: ExportOutcome): ExportResult {

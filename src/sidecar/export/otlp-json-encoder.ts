@@ -1,6 +1,7 @@
 import { SpanStatusCode, type Attributes, type HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { groupByResourceAndScope } from './group-spans.js';
+import { addRange, EncodingBatch, followsOwnSpan, type BatchEncoding } from './encoding-batch.js';
+import type { SpanBatch } from './export-outcome.js';
 import { NumberTypes } from './number-types.js';
 import { RequestBuffers } from './request-buffers.js';
 import {
@@ -82,51 +83,140 @@ export class OtlpJsonTraceEncoder {
    * memory. {@link release} it once sent, for its memory to be reused.
    */
   encode(spans: readonly ReadableSpan[]): Buffer {
+    const batch = this.openBatch();
+    for (const span of spans) batch.add(span);
+    return batch.close();
+  }
+
+  /**
+   * A batch that encodes each span as it is added and keeps only its bytes; its body, when
+   * closed, is what {@link encode} makes of the same spans. Batches are independent of each
+   * other; {@link release} a body once it will not be sent again.
+   */
+  openBatch(): SpanBatch<Buffer> {
+    return new EncodingBatch(this.#encoding, this.#buffers.take());
+  }
+
+  readonly #encoding: BatchEncoding = {
+    add: (batch, span) => this.#add(batch, span),
+    close: (batch) => this.#close(batch),
+  };
+
+  /**
+   * Writes `span` at the end of `batch`, after a comma when the span before it is of its group.
+   * The request up to the first group's spans starts the buffer: a batch of one group, the
+   * rule, is then its own body once closed.
+   */
+  #add(batch: EncodingBatch, span: ReadableSpan): void {
+    this.#buffer = batch.buffer;
+    this.#position = batch.position;
+    const before = this.#position;
+    let group = batch.groupOf(span);
+    const created = group === undefined;
+    try {
+      if (group === undefined) {
+        group = { resource: span.resource, scope: span.instrumentationScope, ranges: [] };
+        if (batch.groups.length === 0) {
+          this.#ascii('{"resourceSpans":[');
+          this.#resourceOpening(span.resource);
+          this.#scopeOpening(span.instrumentationScope);
+        }
+        batch.groups.push(group);
+      }
+      const start = this.#position;
+      if (followsOwnSpan(group, start)) this.#byte(COMMA);
+      this.#span(span);
+      addRange(group, start, this.#position);
+    } catch (error) {
+      if (created) batch.groups.pop();
+      this.#position = before;
+      throw error;
+    } finally {
+      batch.buffer = this.#buffer;
+      batch.position = this.#position;
+    }
+    batch.last = group;
+    batch.size += 1;
+  }
+
+  #close(batch: EncodingBatch): Buffer {
+    this.#buffer = batch.buffer;
+    this.#position = batch.position;
+    const groups = batch.groups;
+    if (groups.length === 1) {
+      // One group: the request up to its spans starts the buffer; only its end is missing.
+      const group = groups[0]!;
+      this.#scopeClosing(group.scope);
+      this.#byte(0x5d);
+      this.#resourceClosing(group.resource);
+      this.#ascii(']}');
+      return this.#buffers.lendToKeep(this.#buffer, 0, this.#position);
+    }
+    // Several groups (or none): the request is written anew around copies of their spans.
+    const spans = this.#buffer;
     this.#buffer = this.#buffers.take();
     this.#position = 0;
-    const resources = groupByResourceAndScope(spans);
     this.#ascii('{"resourceSpans":[');
     let firstResource = true;
-    for (const scopes of resources.values()) {
+    for (const scopes of batch.byResource()) {
       if (!firstResource) this.#byte(COMMA);
       firstResource = false;
-      const first = scopes.values().next().value![0]!;
-      this.#ascii('{"resource":{');
-      this.#attributes(RESOURCE_ATTRIBUTES, first.resource.attributes, false);
-      this.#ascii('},"scopeSpans":[');
-      let firstScope = true;
-      for (const scoped of scopes.values()) {
-        if (!firstScope) this.#byte(COMMA);
-        firstScope = false;
-        const scope = scoped[0]!.instrumentationScope;
-        this.#ascii('{"scope":{"name":');
-        this.#string(scope.name);
-        if (scope.version !== undefined && scope.version !== '') {
-          this.#ascii(',"version":');
-          this.#string(scope.version);
-        }
-        this.#ascii('},"spans":[');
-        for (let index = 0; index < scoped.length; index += 1) {
+      this.#resourceOpening(scopes[0]!.resource);
+      for (let scope = 0; scope < scopes.length; scope += 1) {
+        const group = scopes[scope]!;
+        if (scope > 0) this.#byte(COMMA);
+        this.#scopeOpening(group.scope);
+        const ranges = group.ranges;
+        for (let index = 0; index < ranges.length; index += 2) {
           if (index > 0) this.#byte(COMMA);
-          this.#span(scoped[index]!);
+          this.#copy(spans.subarray(ranges[index], ranges[index + 1]));
         }
-        this.#byte(0x5d);
-        if (scope.schemaUrl !== undefined && scope.schemaUrl !== '') {
-          this.#ascii(',"schemaUrl":');
-          this.#string(scope.schemaUrl);
-        }
-        this.#byte(0x7d);
+        this.#scopeClosing(group.scope);
       }
       this.#byte(0x5d);
-      const schemaUrl = first.resource.schemaUrl;
-      if (schemaUrl !== undefined && schemaUrl !== '') {
-        this.#ascii(',"schemaUrl":');
-        this.#string(schemaUrl);
-      }
-      this.#byte(0x7d);
+      this.#resourceClosing(scopes[0]!.resource);
     }
     this.#ascii(']}');
-    return this.#buffers.lend(this.#buffer, this.#position);
+    this.#buffers.reuse(spans);
+    return this.#buffers.lendToKeep(this.#buffer, 0, this.#position);
+  }
+
+  /** `{"resource":{…},"scopeSpans":[`. */
+  #resourceOpening(resource: ReadableSpan['resource']): void {
+    this.#ascii('{"resource":{');
+    this.#attributes(RESOURCE_ATTRIBUTES, resource.attributes, false);
+    this.#ascii('},"scopeSpans":[');
+  }
+
+  /** The resource's `schemaUrl`, if any, and the `}` closing its `ResourceSpans`. */
+  #resourceClosing(resource: ReadableSpan['resource']): void {
+    const schemaUrl = resource.schemaUrl;
+    if (schemaUrl !== undefined && schemaUrl !== '') {
+      this.#ascii(',"schemaUrl":');
+      this.#string(schemaUrl);
+    }
+    this.#byte(0x7d);
+  }
+
+  /** `{"scope":{…},"spans":[`. */
+  #scopeOpening(scope: ReadableSpan['instrumentationScope']): void {
+    this.#ascii('{"scope":{"name":');
+    this.#string(scope.name);
+    if (scope.version !== undefined && scope.version !== '') {
+      this.#ascii(',"version":');
+      this.#string(scope.version);
+    }
+    this.#ascii('},"spans":[');
+  }
+
+  /** The `]` closing the spans, the scope's `schemaUrl`, if any, and the `}` of `ScopeSpans`. */
+  #scopeClosing(scope: ReadableSpan['instrumentationScope']): void {
+    this.#byte(0x5d);
+    if (scope.schemaUrl !== undefined && scope.schemaUrl !== '') {
+      this.#ascii(',"schemaUrl":');
+      this.#string(scope.schemaUrl);
+    }
+    this.#byte(0x7d);
   }
 
   /** Takes back a body {@link encode} returned, once nothing reads it any more (it was sent). */

@@ -1,6 +1,7 @@
 import type { AttributeValue, Attributes, HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { groupByResourceAndScope } from './group-spans.js';
+import { addRange, EncodingBatch, type BatchEncoding } from './encoding-batch.js';
+import type { SpanBatch } from './export-outcome.js';
 import { NumberTypes } from './number-types.js';
 import {
   FIXED32,
@@ -28,6 +29,8 @@ import {
 const SHORT_STRING = 0x80;
 /** What an encoder holds between requests: its buffer is taken per request. */
 const EMPTY = Buffer.alloc(0);
+/** Room for a tag and a length of up to 2^35: where a batch's outer lengths go, once known. */
+const OUTER_ROOM = 6;
 
 /**
  * Encodes spans as an OTLP `ExportTraceServiceRequest` in protobuf, in one pass over one growing
@@ -70,6 +73,103 @@ export class OtlpTraceEncoder {
    * memory. {@link release} it once sent, for its memory to be reused.
    */
   encode(spans: readonly ReadableSpan[]): Buffer {
+    const batch = this.openBatch();
+    for (const span of spans) batch.add(span);
+    return batch.close();
+  }
+
+  /**
+   * A batch that encodes each span as it is added and keeps only its bytes; its body, when
+   * closed, is what {@link encode} makes of the same spans. Batches are independent of each
+   * other; {@link release} a body once it will not be sent again.
+   */
+  openBatch(): SpanBatch<Buffer> {
+    return new EncodingBatch(this.#encoding, this.#buffers.take());
+  }
+
+  readonly #encoding: BatchEncoding = {
+    add: (batch, span) => this.#add(batch, span),
+    close: (batch) => this.#close(batch),
+  };
+
+  /**
+   * Writes `span` at the end of `batch`. The first group's `ResourceSpans` and `ScopeSpans`
+   * start the buffer, with room left for their lengths, which closing fills in: a batch of one
+   * group, the rule, is then its own body.
+   */
+  #add(batch: EncodingBatch, span: ReadableSpan): void {
+    this.#load(batch);
+    const before = this.#position;
+    let group = batch.groupOf(span);
+    const created = group === undefined;
+    try {
+      if (group === undefined) {
+        group = { resource: span.resource, scope: span.instrumentationScope, ranges: [] };
+        if (batch.groups.length === 0) this.#openingGroup(batch, span);
+        batch.groups.push(group);
+      }
+      const start = this.#position;
+      this.#span(span);
+      addRange(group, start, this.#position);
+    } catch (error) {
+      if (created) batch.groups.pop();
+      this.#position = before;
+      this.#store(batch);
+      throw error;
+    }
+    batch.last = group;
+    batch.size += 1;
+    this.#store(batch);
+  }
+
+  /**
+   * Room for the `ResourceSpans` tag and length, the `resource` field, room for the
+   * `ScopeSpans` tag and length, the `scope` field: the request up to the first group's spans.
+   */
+  #openingGroup(batch: EncodingBatch, span: ReadableSpan): void {
+    this.#ensure(OUTER_ROOM);
+    this.#position += OUTER_ROOM;
+    batch.resourceStart = this.#position;
+    const resource = this.#begin(1);
+    this.#attributes(1, span.resource.attributes);
+    this.#end(resource);
+    batch.resourceEnd = this.#position;
+    this.#ensure(OUTER_ROOM);
+    this.#position += OUTER_ROOM;
+    batch.scopeStart = this.#position;
+    this.#scope(span.instrumentationScope);
+  }
+
+  /** The `scope` field of a `ScopeSpans`. */
+  #scope(scope: ReadableSpan['instrumentationScope']): void {
+    const scopeMessage = this.#begin(1);
+    this.#string(1, scope.name);
+    if (scope.version !== undefined && scope.version !== '') this.#string(2, scope.version);
+    this.#end(scopeMessage);
+  }
+
+  #close(batch: EncodingBatch): Buffer {
+    this.#load(batch);
+    const groups = batch.groups;
+    if (groups.length === 1) {
+      // One group: the request is around its spans already; fill in the two outer lengths,
+      // moving the resource field up to the `ScopeSpans` tag (a few hundred bytes).
+      const group = groups[0]!;
+      this.#schemaUrl(group.scope.schemaUrl);
+      const scopeSpansLength = this.#position - batch.scopeStart;
+      this.#schemaUrl(group.resource.schemaUrl);
+      const scopeSpansStart = batch.scopeStart - 1 - varintSize(scopeSpansLength);
+      this.#tagAndLength(scopeSpansStart, tag(2, LENGTH_DELIMITED), scopeSpansLength);
+      const resourceLength = batch.resourceEnd - batch.resourceStart;
+      const resourceStart = scopeSpansStart - resourceLength;
+      this.#buffer.copyWithin(resourceStart, batch.resourceStart, batch.resourceEnd);
+      const resourceSpansLength = this.#position - resourceStart;
+      const start = resourceStart - 1 - varintSize(resourceSpansLength);
+      this.#tagAndLength(start, tag(1, LENGTH_DELIMITED), resourceSpansLength);
+      return this.#buffers.lendToKeep(this.#buffer, start, this.#position);
+    }
+    // Several groups (or none): the request is written anew around copies of their spans.
+    const spans = this.#buffer;
     this.#buffer = this.#buffers.take();
     this.#view = new DataView(
       this.#buffer.buffer,
@@ -77,31 +177,56 @@ export class OtlpTraceEncoder {
       this.#buffer.byteLength,
     );
     this.#position = 0;
-    const resources = groupByResourceAndScope(spans);
-    for (const scopes of resources.values()) {
-      const first = scopes.values().next().value![0]!;
+    for (const scopes of batch.byResource()) {
       const resourceSpans = this.#begin(1);
       const resource = this.#begin(1);
-      this.#attributes(1, first.resource.attributes);
+      this.#attributes(1, scopes[0]!.resource.attributes);
       this.#end(resource);
-      for (const scoped of scopes.values()) {
-        const scope = scoped[0]!.instrumentationScope;
+      for (const group of scopes) {
         const scopeSpans = this.#begin(2);
-        const scopeMessage = this.#begin(1);
-        this.#string(1, scope.name);
-        if (scope.version !== undefined && scope.version !== '') this.#string(2, scope.version);
-        this.#end(scopeMessage);
-        for (const span of scoped) this.#span(span);
-        if (scope.schemaUrl !== undefined && scope.schemaUrl !== '') {
-          this.#string(3, scope.schemaUrl);
+        this.#scope(group.scope);
+        const ranges = group.ranges;
+        for (let index = 0; index < ranges.length; index += 2) {
+          this.#copy(spans.subarray(ranges[index], ranges[index + 1]));
         }
+        this.#schemaUrl(group.scope.schemaUrl);
         this.#end(scopeSpans);
       }
-      const schemaUrl = first.resource.schemaUrl;
-      if (schemaUrl !== undefined && schemaUrl !== '') this.#string(3, schemaUrl);
+      this.#schemaUrl(scopes[0]!.resource.schemaUrl);
       this.#end(resourceSpans);
     }
-    return this.#buffers.lend(this.#buffer, this.#position);
+    this.#buffers.reuse(spans);
+    return this.#buffers.lendToKeep(this.#buffer, 0, this.#position);
+  }
+
+  /** A `schema_url` (field 3 of `ResourceSpans` and of `ScopeSpans`), when there is one. */
+  #schemaUrl(schemaUrl: string | undefined): void {
+    if (schemaUrl !== undefined && schemaUrl !== '') this.#string(3, schemaUrl);
+  }
+
+  /** A tag and a length written at `at`, into room left for them. */
+  #tagAndLength(at: number, fieldTag: number, length: number): void {
+    const buffer = this.#buffer;
+    buffer[at++] = fieldTag;
+    while (length >= 0x80) {
+      buffer[at++] = (length & 0x7f) | 0x80;
+      length >>>= 7;
+    }
+    buffer[at] = length;
+  }
+
+  /** Makes `batch`'s buffer the one written to. */
+  #load(batch: EncodingBatch): void {
+    this.#buffer = batch.buffer;
+    this.#view = batch.view;
+    this.#position = batch.position;
+  }
+
+  /** Keeps what was written (the buffer may have grown) in `batch`. */
+  #store(batch: EncodingBatch): void {
+    batch.buffer = this.#buffer;
+    batch.view = this.#view;
+    batch.position = this.#position;
   }
 
   /** Takes back a body {@link encode} returned, once nothing reads it any more (it was sent). */

@@ -6,7 +6,12 @@ import type {
   SpanExporter,
   SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { isRetryableHttpStatus, type ExportOutcome, type SpanTransport } from './export-outcome.js';
+import {
+  isRetryableHttpStatus,
+  type BatchTransport,
+  type ExportOutcome,
+  type SpanBatch,
+} from './export-outcome.js';
 
 /** Options for {@link ReliableSpanProcessor}. */
 export interface ReliableSpanProcessorOptions {
@@ -49,22 +54,41 @@ export interface ReliableSpanProcessorOptions {
   /** Called when a span starts (the sidecar pins its checkpoint there). */
   onStart?: (span: Span) => void;
   /**
+   * Called when a span ends, before it is encoded and let go: what it returns (a pin's receipt,
+   * say) is kept in the span's place until its batch is done, in the batch's `kept`.
+   */
+  onEnd?: (span: ReadableSpan) => object | undefined;
+  /**
    * Called after each batch the endpoint accepted; `rejected` of its spans it threw away
    * (`partial_success`), which {@link onRejected} reported.
    */
-  onExported?: (spans: readonly ReadableSpan[], latencyMs: number, rejected: number) => void;
+  onExported?: (batch: ExportBatch, latencyMs: number, rejected: number) => void;
   /** Called after each retryable failure (the batch is kept and retried). */
   onFailed?: (reason: string, spans: number) => void;
   /**
    * Called for a batch refused for good (a status OTLP says not to retry): the batch is
    * dropped, counted under `status`.
    */
-  onDropped?: (spans: readonly ReadableSpan[], status: string, reason: string) => void;
+  onDropped?: (batch: ExportBatch, status: string, reason: string) => void;
   /**
    * Called when an accepted batch came back with a `partial_success` naming rejected spans:
-   * they are counted as rejected, not exported. OTLP does not say which, so `spans` is the batch.
+   * they are counted as rejected, not exported. OTLP does not say which, so `batch` is the batch.
    */
-  onRejected?: (rejected: number, message: string, spans: readonly ReadableSpan[]) => void;
+  onRejected?: (rejected: number, message: string, batch: ExportBatch) => void;
+}
+
+/**
+ * What a {@link ReliableSpanProcessor} keeps of a batch in place of its spans, which were encoded
+ * as they ended and let go.
+ */
+export interface ExportBatch {
+  /** How many spans it holds (`length`, as the array of spans it stands for). */
+  readonly length: number;
+  /** The first span's name and span id, to name the batch in a log line. */
+  readonly firstSpanName: string;
+  readonly firstSpanId: string;
+  /** What {@link ReliableSpanProcessorOptions.onEnd} returned for its spans, where it did. */
+  readonly kept: readonly object[];
 }
 
 /** Counters a {@link ReliableSpanProcessor} keeps. */
@@ -96,7 +120,7 @@ export interface ReliableSpanProcessorStats {
  * pushing back on intake (see {@link full}).
  */
 export class ReliableSpanProcessor implements SpanProcessor {
-  readonly #transport: SpanTransport;
+  readonly #transport: BatchTransport;
   readonly #batchSize: number;
   readonly #scheduleDelayMs: number;
   readonly #maxQueueSpans: number;
@@ -105,9 +129,16 @@ export class ReliableSpanProcessor implements SpanProcessor {
   readonly #maxBackoffMs: number;
   readonly #maxRetryAfterMs: number;
   readonly #options: ReliableSpanProcessorOptions;
-  #queue: ReadableSpan[] = [];
-  /** Batches that failed, kept whole and sent before the queue. */
-  #retries: ReadableSpan[][] = [];
+  /** The batch ended spans are encoded into, until it is full or sent partial. */
+  #open: SpanBatch<unknown> | undefined;
+  #openFirstName = '';
+  #openFirstId = '';
+  #openKept: object[] = [];
+  /** Full batches waiting for room in flight. */
+  #ready: Batch[] = [];
+  #readySpans = 0;
+  /** Batches that failed, kept whole (their body too) and sent before the others. */
+  #retries: Batch[] = [];
   #retrySpans = 0;
   #inFlight = 0;
   #inFlightSpans = 0;
@@ -123,12 +154,13 @@ export class ReliableSpanProcessor implements SpanProcessor {
   #shutdown: Promise<void> | undefined;
 
   /**
-   * `exporter` is a {@link SpanTransport} (tooltrace's OTLP exporters) or any SDK
-   * `SpanExporter`, whose failures are classified by the HTTP status on their error
-   * (`error.code`), a failure without one counting as a network error.
+   * `exporter` is a {@link BatchTransport} (tooltrace's OTLP exporters, which encode each span
+   * as it ends, so that no span object outlives its end) or any SDK `SpanExporter` (which needs
+   * the spans: they are kept until exported), whose failures are classified by the HTTP status
+   * on their error (`error.code`), a failure without one counting as a network error.
    */
-  constructor(exporter: SpanTransport | SpanExporter, options: ReliableSpanProcessorOptions = {}) {
-    this.#transport = 'send' in exporter ? exporter : transportOf(exporter);
+  constructor(exporter: BatchTransport | SpanExporter, options: ReliableSpanProcessorOptions = {}) {
+    this.#transport = 'openBatch' in exporter ? exporter : transportOf(exporter);
     this.#options = options;
     this.#batchSize = options.batchSize ?? 512;
     this.#scheduleDelayMs = options.scheduleDelayMs ?? 200;
@@ -147,12 +179,17 @@ export class ReliableSpanProcessor implements SpanProcessor {
 
   /** Spans waiting for export or in flight. */
   get pending(): number {
-    return this.#queue.length + this.#retrySpans + this.#inFlightSpans;
+    return this.#queued + this.#inFlightSpans;
+  }
+
+  /** Spans waiting for export, not in flight. */
+  get #queued(): number {
+    return (this.#open?.size ?? 0) + this.#readySpans + this.#retrySpans;
   }
 
   stats(): ReliableSpanProcessorStats {
     return {
-      queued: this.#queue.length + this.#retrySpans,
+      queued: this.#queued,
       inFlight: this.#inFlightSpans,
       exported: this.#exported,
       failedAttempts: this.#failedAttempts,
@@ -167,9 +204,50 @@ export class ReliableSpanProcessor implements SpanProcessor {
   }
 
   onEnd(span: ReadableSpan): void {
-    this.#queue.push(span);
-    if (this.#queue.length >= this.#batchSize) this.#pump(false);
-    else this.#schedule(this.#scheduleDelayMs);
+    let kept: object | undefined;
+    try {
+      kept = this.#options.onEnd?.(span);
+    } catch (error) {
+      diag.error('tooltrace: a ReliableSpanProcessor hook failed', error);
+    }
+    const open = (this.#open ??= this.#transport.openBatch());
+    try {
+      open.add(span);
+    } catch (error) {
+      // This span cannot be encoded: it alone is dropped, not the batch.
+      const batch = batchOf(undefined, 1, span.name, span.spanContext().spanId, kept);
+      this.#drop(batch, 'encoding', `the span could not be encoded: ${String(error)}`);
+      return;
+    }
+    if (open.size === 1) {
+      this.#openFirstName = span.name;
+      this.#openFirstId = span.spanContext().spanId;
+    }
+    if (kept !== undefined) this.#openKept.push(kept);
+    if (open.size >= this.#batchSize) {
+      this.#closeOpen();
+      this.#pump(false);
+    } else {
+      this.#schedule(this.#scheduleDelayMs);
+    }
+  }
+
+  /** Closes the open batch into the ready ones (false when its request could not be written). */
+  #closeOpen(): void {
+    const open = this.#open!;
+    this.#open = undefined;
+    const kept = this.#openKept;
+    this.#openKept = [];
+    let body: unknown;
+    try {
+      body = open.close();
+    } catch (error) {
+      const batch = batchOf(undefined, open.size, this.#openFirstName, this.#openFirstId, kept);
+      this.#drop(batch, 'encoding', `the spans could not be encoded: ${String(error)}`);
+      return;
+    }
+    this.#ready.push(batchOf(body, open.size, this.#openFirstName, this.#openFirstId, kept));
+    this.#readySpans += open.size;
   }
 
   /**
@@ -222,18 +300,23 @@ export class ReliableSpanProcessor implements SpanProcessor {
       this.#retrySpans -= batch.length;
       this.#send(batch);
     }
-    while (this.#inFlight < this.#maxConcurrent && this.#queue.length > 0) {
-      if (!flushing && this.#queue.length < this.#batchSize) break;
-      this.#send(this.#queue.splice(0, this.#batchSize));
+    while (this.#inFlight < this.#maxConcurrent) {
+      if (this.#ready.length === 0) {
+        if (!flushing || this.#open === undefined || this.#open.size === 0) break;
+        this.#closeOpen();
+        continue;
+      }
+      const batch = this.#ready.shift()!;
+      this.#readySpans -= batch.length;
+      this.#send(batch);
     }
     // A partial batch left behind goes out after the schedule delay, as a fuller one.
-    const waiting = this.#queue.length + this.#retrySpans;
-    if (waiting > 0 && this.#inFlight < this.#maxConcurrent) {
+    if (this.#queued > 0 && this.#inFlight < this.#maxConcurrent) {
       this.#schedule(this.#scheduleDelayMs);
     }
   }
 
-  #send(batch: ReadableSpan[]): void {
+  #send(batch: Batch): void {
     this.#inFlight += 1;
     this.#inFlightSpans += batch.length;
     const started = performance.now();
@@ -241,10 +324,12 @@ export class ReliableSpanProcessor implements SpanProcessor {
       this.#inFlight -= 1;
       this.#inFlightSpans -= batch.length;
       if (outcome.kind === 'success') {
+        this.#transport.releaseBatch(batch.body);
         this.#succeeded(batch, outcome, performance.now() - started);
       } else if (outcome.kind === 'retryable') {
         this.#retry(batch, outcome.reason, outcome.retryAfterMs);
       } else {
+        this.#transport.releaseBatch(batch.body);
         this.#drop(batch, outcome.status, outcome.reason);
       }
       if (this.pending === 0) {
@@ -255,7 +340,7 @@ export class ReliableSpanProcessor implements SpanProcessor {
         this.#pump(false);
       }
     };
-    this.#transport.send(batch).then(done, (error: unknown) =>
+    this.#transport.sendBatch(batch.body).then(done, (error: unknown) =>
       done({
         kind: 'retryable',
         status: 'error',
@@ -266,7 +351,7 @@ export class ReliableSpanProcessor implements SpanProcessor {
   }
 
   #succeeded(
-    batch: ReadableSpan[],
+    batch: Batch,
     outcome: Extract<ExportOutcome, { kind: 'success' }>,
     latencyMs: number,
   ): void {
@@ -281,7 +366,7 @@ export class ReliableSpanProcessor implements SpanProcessor {
     this.#call(() => this.#options.onExported?.(batch, latencyMs, rejected));
   }
 
-  #retry(batch: ReadableSpan[], reason: string, retryAfterMs: number | undefined): void {
+  #retry(batch: Batch, reason: string, retryAfterMs: number | undefined): void {
     this.#failedAttempts += 1;
     this.#call(() => this.#options.onFailed?.(reason, batch.length));
     // Back in front, whole: it is retried before newer spans, never dropped.
@@ -298,7 +383,7 @@ export class ReliableSpanProcessor implements SpanProcessor {
     this.#backoffMs = Math.min(this.#backoffMs * 2, this.#maxBackoffMs);
   }
 
-  #drop(batch: ReadableSpan[], status: string, reason: string): void {
+  #drop(batch: Batch, status: string, reason: string): void {
     this.#dropped += batch.length;
     this.#droppedByStatus[status] = (this.#droppedByStatus[status] ?? 0) + batch.length;
     this.#call(() => this.#options.onDropped?.(batch, status, reason));
@@ -316,13 +401,52 @@ export class ReliableSpanProcessor implements SpanProcessor {
 /** What an SDK exporter's error may say about the failure (tooltrace's and the stock ones do). */
 type FailedExport = Error & { code?: unknown; retryable?: unknown; retryAfterMs?: unknown };
 
-/** An SDK `SpanExporter` as a {@link SpanTransport}: its error's `code` is the HTTP status. */
-function transportOf(exporter: SpanExporter): SpanTransport {
+/** A batch and its body, kept until it was exported or dropped. */
+interface Batch extends ExportBatch {
+  readonly body: unknown;
+}
+
+const NOTHING_KEPT: readonly object[] = [];
+
+function batchOf(
+  body: unknown,
+  length: number,
+  firstSpanName: string,
+  firstSpanId: string,
+  kept: object | object[] | undefined,
+): Batch {
+  const keptList =
+    kept === undefined
+      ? NOTHING_KEPT
+      : Array.isArray(kept)
+        ? kept.length === 0
+          ? NOTHING_KEPT
+          : kept
+        : [kept];
+  return { body, length, firstSpanName, firstSpanId, kept: keptList };
+}
+
+/**
+ * An SDK `SpanExporter` as a {@link BatchTransport}: its batches keep the spans (it needs them),
+ * and its error's `code` is the HTTP status.
+ */
+function transportOf(exporter: SpanExporter): BatchTransport<ReadableSpan[]> {
   return {
-    send: (spans) =>
+    openBatch: () => {
+      const spans: ReadableSpan[] = [];
+      return {
+        get size() {
+          return spans.length;
+        },
+        add: (span) => void spans.push(span),
+        close: () => spans,
+      };
+    },
+    releaseBatch: () => {},
+    sendBatch: (spans) =>
       new Promise<ExportOutcome>((resolve) => {
         try {
-          exporter.export(spans as ReadableSpan[], (result) => {
+          exporter.export(spans, (result) => {
             if (result.code === ExportResultCode.SUCCESS) {
               resolve({ kind: 'success', rejectedSpans: 0, rejectionMessage: '' });
               return;

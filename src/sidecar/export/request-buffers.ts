@@ -48,10 +48,34 @@ export class RequestBuffers {
     return buffer.subarray(0, length);
   }
 
+  /**
+   * Bytes `start` to `end` of `buffer` as a body that may be kept a while (a batch waiting to be
+   * sent, or sent again): a view, which the caller may {@link give} back, when it fills most of
+   * the buffer; else a copy of just it, and the buffer is kept for the next body. A partial batch
+   * of a few spans must not hold a buffer made for hundreds until it is sent.
+   */
+  lendToKeep(buffer: Buffer, start: number, end: number): Buffer {
+    if ((end - start) * 2 >= buffer.length) return this.lend(buffer, end).subarray(start);
+    const copy = Buffer.allocUnsafeSlow(end - start);
+    copy.set(buffer.subarray(start, end));
+    this.reuse(buffer);
+    return copy;
+  }
+
   /** Takes back the buffer `body` is a view of, once nothing reads `body` any more. */
   give(body: Uint8Array): void {
     const memory = body.buffer;
     if (!this.#issued.delete(memory)) return;
+    this.#keep(memory);
+  }
+
+  /** Takes back a buffer from {@link take} or {@link grow} that was never lent. */
+  reuse(buffer: Buffer): void {
+    if (buffer.byteOffset !== 0 || this.#issued.has(buffer.buffer)) return;
+    this.#keep(buffer.buffer);
+  }
+
+  #keep(memory: ArrayBufferLike): void {
     const size = memory.byteLength;
     if (size < this.#size || size > MAX_KEPT_BYTES || this.#spare.length >= MAX_SPARE) return;
     this.#spare.push(Buffer.from(memory, 0, size));

@@ -1,6 +1,6 @@
 import type { ReadableSpan, Span } from '@opentelemetry/sdk-trace-base';
 import { createTraceExporter, type ExportConfig } from './export-config.js';
-import { ReliableSpanProcessor } from './reliable-span-processor.js';
+import { ReliableSpanProcessor, type ExportBatch } from './reliable-span-processor.js';
 
 /** What the export counts; the sidecar's metrics implement it. */
 export interface ExportMetrics {
@@ -19,8 +19,13 @@ export interface SpanExportOptions {
   log: (line: string) => void;
   /** A span started (checkpointing pins it to the line that caused it). */
   onSpanStarted?: (span: Span) => void;
-  /** A span is done with: exported, rejected, or dropped for good. */
-  onSpanDone?: (span: ReadableSpan) => void;
+  /**
+   * A span ended, and is about to be encoded and let go: what this returns (a pin's receipt) is
+   * kept in its place and given to {@link onSpanDone}.
+   */
+  onSpanEnded?: (span: ReadableSpan) => object | undefined;
+  /** What {@link onSpanEnded} kept of a span that is done with: exported, rejected, or dropped. */
+  onSpanDone?: (kept: object) => void;
   /** A batch was exported: there may be room for intake to read on. */
   onBatchExported?: () => void;
   /** A batch was refused for good (the sidecar on `--stdin` stops at the first). */
@@ -38,13 +43,14 @@ export async function startSpanExport(options: SpanExportOptions): Promise<Relia
   let failing = false;
   let reportedRejection = false;
   const reportedStatuses = new Set<string>();
-  const done = (spans: readonly ReadableSpan[]): void => {
-    if (options.onSpanDone !== undefined) for (const span of spans) options.onSpanDone(span);
+  const done = (batch: ExportBatch): void => {
+    if (options.onSpanDone !== undefined) for (const kept of batch.kept) options.onSpanDone(kept);
   };
   return new ReliableSpanProcessor(await createTraceExporter(config), {
     maxQueueSpans: options.maxQueueSpans,
     maxRetryAfterMs: config.maxRetryAfterMs,
     ...(options.onSpanStarted === undefined ? {} : { onStart: options.onSpanStarted }),
+    ...(options.onSpanEnded === undefined ? {} : { onEnd: options.onSpanEnded }),
     onExported: (spans, latencyMs, rejected) => {
       metrics.exported(spans.length - rejected, latencyMs);
       done(spans);
@@ -66,9 +72,8 @@ export async function startSpanExport(options: SpanExportOptions): Promise<Relia
       done(spans);
       if (!reportedStatuses.has(status)) {
         reportedStatuses.add(status);
-        const first = spans[0];
         const named =
-          first === undefined ? '' : `, ${first.name} (${first.spanContext().spanId}) among them`;
+          spans.length === 0 ? '' : `, ${spans.firstSpanName} (${spans.firstSpanId}) among them`;
         log(
           `tooltrace sidecar: export refused for good: ${reason}; ${spans.length} spans dropped${named} (not retried; counted in tooltrace_spans_dropped_total)`,
         );

@@ -48,6 +48,11 @@ interface Dispatch {
 /** Bytes of a request body replayed between two turns of the event loop (about 200 lines). */
 export const BODY_SLICE_BYTES = 64 * 1024;
 
+/** What a span is pinned under in its tracker: not the span, which may then die young. */
+interface PinReceipt {
+  readonly tracker: CheckpointTracker;
+}
+
 /** A line from a source without checkpoint (stdin, HTTP): its spans pin nothing. */
 const UNTRACKED: Dispatch = { tracker: undefined, root: 0 };
 
@@ -75,8 +80,8 @@ export class EventPipeline {
   #dispatch: Dispatch | undefined;
   /** Where spans started outside any line are pinned: the checkpointed file, if any. */
   #fallbackTracker: CheckpointTracker | undefined;
-  /** Which tracker holds each pinned span. */
-  readonly #pinnedBy = new WeakMap<object, CheckpointTracker>();
+  /** The receipt each pinned span, not ended yet, is pinned under. */
+  readonly #pinned = new WeakMap<object, PinReceipt>();
   /**
    * The session last started (`io.session.start`) on each source: lines of that source without a
    * `session_id` belong to it, as in a Nexus journal, where only that event names the session.
@@ -121,26 +126,37 @@ export class EventPipeline {
     return context;
   };
 
-  /** Pins a span that just started to the line being replayed (see {@link CheckpointTracker}). */
+  /**
+   * Pins a span that just started to the line being replayed (see {@link CheckpointTracker}),
+   * under a receipt rather than the span itself, which the export lets go once it is encoded.
+   */
   spanStarted(span: object): void {
     const dispatch = this.#dispatch;
     if (dispatch === UNTRACKED) return;
     const tracker = dispatch?.tracker ?? this.#fallbackTracker;
     if (tracker === undefined) return;
-    if (dispatch !== undefined) tracker.pin(span, dispatch.root);
-    else tracker.pinHere(span);
-    this.#pinnedBy.set(span, tracker);
+    const receipt: PinReceipt = { tracker };
+    if (dispatch !== undefined) tracker.pin(receipt, dispatch.root);
+    else tracker.pinHere(receipt);
+    this.#pinned.set(span, receipt);
   }
 
   /**
-   * Releases the pin of an exported span. A span ended by shutdown keeps it: the call is not
-   * over, and a restart must read it again to export it whole.
+   * What export keeps of an ended span to release its pin once exported ({@link spanExported}):
+   * `undefined` when nothing is pinned, or when the span was ended by shutdown, which keeps its
+   * pin: the call is not over, and a restart must read it again to export it whole.
    */
-  spanExported(span: { attributes: Record<string, unknown> }): void {
-    const tracker = this.#pinnedBy.get(span);
-    if (tracker === undefined || span.attributes[ATTR_END_REASON] === 'shutdown') return;
-    tracker.unpin(span);
-    this.#pinnedBy.delete(span);
+  spanEnded(span: { attributes: Record<string, unknown> }): object | undefined {
+    const receipt = this.#pinned.get(span);
+    if (receipt === undefined) return undefined;
+    this.#pinned.delete(span);
+    return span.attributes[ATTR_END_REASON] === 'shutdown' ? undefined : receipt;
+  }
+
+  /** Releases the pin of an exported span, by what {@link spanEnded} gave for it. */
+  spanExported(receipt: object): void {
+    const { tracker } = receipt as PinReceipt;
+    tracker.unpin(receipt);
   }
 
   /** Sets the tracker that spans started outside any line (held events released later) pin. */
