@@ -3,6 +3,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OtlpHttpSpanExporter, ReliableSpanProcessor } from '../../../src/sidecar/export/index.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../../src/testing/index.js';
 
+interface Kept {
+  name: string;
+}
+
 describe('ReliableSpanProcessor', () => {
   let receiver: OtlpReceiver;
   const processors: ReliableSpanProcessor[] = [];
@@ -189,6 +193,74 @@ describe('ReliableSpanProcessor', () => {
     await receiver.waitForRequests(3);
     expect(processor.pending).toBe(25);
     expect(processor.stats().dropped).toBe(0);
+  });
+
+  describe('what it keeps of a span', () => {
+    it('hands back what onEnd kept with the batch it went out in, exported or dropped', async () => {
+      const exported: string[][] = [];
+      const dropped: string[][] = [];
+      const processor = await start({
+        batchSize: 2,
+        maxConcurrentExports: 1,
+        onEnd: (span) => (span.name.startsWith('kept') ? { name: span.name } : undefined),
+        onExported: (batch) => exported.push(batch.kept.map((kept) => (kept as Kept).name)),
+        onDropped: (batch) => dropped.push(batch.kept.map((kept) => (kept as Kept).name)),
+      });
+      receiver.answerNext({ status: 400 });
+
+      spansThrough(processor, ['kept 1', 'other', 'kept 2', 'kept 3']);
+      await processor.forceFlush();
+
+      expect(dropped).toEqual([['kept 1']]);
+      expect(exported).toEqual([['kept 2', 'kept 3']]);
+    });
+
+    it('names a dropped batch by its first span', async () => {
+      const named: string[] = [];
+      const processor = await start({
+        batchSize: 3,
+        onDropped: (batch) => named.push(`${batch.length} ${batch.firstSpanName}`),
+      });
+      receiver.answerNext({ status: 403 });
+
+      spansThrough(processor, ['first', 'second', 'third']);
+      await processor.forceFlush();
+
+      expect(named).toEqual(['3 first']);
+    });
+
+    it('drops alone a span that cannot be encoded', async () => {
+      const dropped: { spans: number; status: string; name: string }[] = [];
+      const processor = await start({
+        onDropped: (batch, status) =>
+          dropped.push({ spans: batch.length, status, name: batch.firstSpanName }),
+      });
+      const broken: ReadableSpan[] = [];
+      const tracer = new BasicTracerProvider({
+        spanProcessors: [
+          {
+            onStart: () => {},
+            onEnd: (span) => {
+              // Not a span the SDK makes: its events cannot be walked.
+              if (span.name === 'broken')
+                broken.push(Object.create(span, { events: { value: null } }) as ReadableSpan);
+              else processor.onEnd(span);
+            },
+            forceFlush: () => Promise.resolve(),
+            shutdown: () => Promise.resolve(),
+          },
+        ],
+      }).getTracer('test');
+      tracer.startSpan('before').end();
+      tracer.startSpan('broken').end();
+      processor.onEnd(broken[0]!);
+      tracer.startSpan('after').end();
+      await processor.forceFlush();
+
+      expect(dropped).toEqual([{ spans: 1, status: 'encoding', name: 'broken' }]);
+      expect(receiver.spans.map((span) => span.name)).toEqual(['before', 'after']);
+      expect(processor.stats()).toMatchObject({ exported: 2, dropped: 1 });
+    });
   });
 
   it('classifies the failures of an SDK SpanExporter by their HTTP status', async () => {

@@ -51,6 +51,26 @@ describe('RequestBuffers', () => {
     buffers.give(small);
     expect(buffers.take().length).toBeGreaterThanOrEqual(5000);
   });
+
+  it('copies a body kept for later out of a buffer it fills less than half, and reuses that', () => {
+    const buffers = new RequestBuffers(1024);
+    const first = buffers.take();
+    first.write('small body', 100, 'latin1');
+    const kept = buffers.lendToKeep(first, 100, 110);
+    expect(kept.toString('latin1')).toBe('small body');
+    expect(kept.buffer).not.toBe(first.buffer);
+    expect(buffers.take().buffer).toBe(first.buffer);
+  });
+
+  it('lends a body kept for later that fills most of its buffer as a view of it', () => {
+    const buffers = new RequestBuffers(1024);
+    const first = buffers.take();
+    const kept = buffers.lendToKeep(first, 6, 1000);
+    expect(kept.buffer).toBe(first.buffer);
+    expect(kept.length).toBe(994);
+    buffers.give(kept);
+    expect(buffers.take().buffer).toBe(first.buffer);
+  });
 });
 
 describe.each([
