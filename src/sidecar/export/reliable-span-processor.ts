@@ -26,8 +26,9 @@ export interface ReliableSpanProcessorOptions {
    */
   scheduleDelayMs?: number;
   /**
-   * The memory budget, in spans waiting for export. Past it {@link ReliableSpanProcessor.full}
-   * turns true and intake must push back; spans are still never dropped for it.
+   * The memory budget, in spans waiting for export (encoded: about 2 KB each in protobuf, 4 KB
+   * in JSON, for the sidecar's tool calls). Past it {@link ReliableSpanProcessor.full} turns
+   * true and intake must push back; spans are still never dropped for it.
    * @default 50000
    */
   maxQueueSpans?: number;
@@ -118,6 +119,11 @@ export interface ReliableSpanProcessorStats {
  * spans past its queue, does not retry a failed batch and fails most of a large backlog on flush
  * (see DESIGN.md); a sidecar that promises "nothing lost" cannot use it. Memory is bounded by
  * pushing back on intake (see {@link full}).
+ *
+ * Each span is encoded when it ends, into the open batch (see {@link BatchTransport}), and let
+ * go: what waits for export, or for a retry, is request bytes, not span object graphs that
+ * would survive the young generation's collections and be promoted, only to die old. Closing a
+ * batch writes the request around its spans; a retry sends the same bytes.
  */
 export class ReliableSpanProcessor implements SpanProcessor {
   readonly #transport: BatchTransport;
