@@ -71,6 +71,37 @@ export interface BatchTransport<Body = unknown> {
   shutdown(): Promise<void>;
 }
 
+/**
+ * Sends `spans` once through `transport` (the `SpanTransport.send` of both OTLP exporters):
+ * encodes them as one batch, sends the body, and releases it after the attempt. Spans that
+ * cannot be encoded come back as a permanent `encoding` failure, never as a rejection.
+ */
+export function sendOnce<Body>(
+  transport: Pick<BatchTransport<Body>, 'openBatch' | 'sendBatch' | 'releaseBatch'>,
+  spans: readonly ReadableSpan[],
+): Promise<ExportOutcome> {
+  let body: Body;
+  try {
+    const batch = transport.openBatch();
+    for (const span of spans) batch.add(span);
+    body = batch.close();
+  } catch (error) {
+    return Promise.resolve(encodingFailed(error));
+  }
+  const sending = transport.sendBatch(body);
+  void sending.finally(() => transport.releaseBatch(body));
+  return sending;
+}
+
+/** The outcome of spans the encoder refused: retrying the same spans cannot help. */
+export function encodingFailed(error: unknown): ExportOutcome {
+  return {
+    kind: 'permanent',
+    status: 'encoding',
+    reason: `the spans could not be encoded: ${String(error)}`,
+  };
+}
+
 /** HTTP statuses OTLP/HTTP says to retry; every other failure status is permanent. */
 const RETRYABLE_HTTP = new Set([429, 502, 503, 504]);
 

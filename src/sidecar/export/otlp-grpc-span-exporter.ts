@@ -8,8 +8,14 @@ import {
 } from '@grpc/grpc-js';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { BatchTransport, ExportOutcome, SpanBatch, SpanTransport } from './export-outcome.js';
-import { encodingFailed, toExportResult } from './otlp-http-span-exporter.js';
+import {
+  sendOnce,
+  type BatchTransport,
+  type ExportOutcome,
+  type SpanBatch,
+  type SpanTransport,
+} from './export-outcome.js';
+import { toExportResult } from './otlp-http-span-exporter.js';
 import { decodePartialSuccess, decodeRetryInfoDelay } from './otlp-response.js';
 import { OtlpTraceEncoder } from './otlp-trace-encoder.js';
 import { USER_AGENT } from './user-agent.js';
@@ -93,15 +99,7 @@ export class OtlpGrpcSpanExporter implements SpanExporter, SpanTransport, BatchT
 
   /** Sends one batch once and tells what came of it; never rejects. */
   send(spans: readonly ReadableSpan[]): Promise<ExportOutcome> {
-    let body: Buffer;
-    try {
-      body = this.#encoder.encode(spans);
-    } catch (error) {
-      return Promise.resolve(encodingFailed(error));
-    }
-    const sending = this.sendBatch(body);
-    void sending.finally(() => this.releaseBatch(body));
-    return sending;
+    return sendOnce(this, spans);
   }
 
   /** A batch that encodes each span as it is added, for {@link sendBatch}. */

@@ -8,6 +8,7 @@ import { ExportRequestError } from './export-request-error.js';
 import {
   isRetryableHttpStatus,
   parseRetryAfter,
+  sendOnce,
   type BatchTransport,
   type ExportOutcome,
   type SpanBatch,
@@ -90,15 +91,7 @@ export class OtlpHttpSpanExporter
 
   /** Sends one batch once and tells what came of it; never rejects. */
   send(spans: readonly ReadableSpan[]): Promise<ExportOutcome> {
-    let body: Uint8Array;
-    try {
-      body = this.#encoder.encode(spans);
-    } catch (error) {
-      return Promise.resolve(encodingFailed(error));
-    }
-    const sending = this.sendBatch(body);
-    void sending.finally(() => this.releaseBatch(body));
-    return sending;
+    return sendOnce(this, spans);
   }
 
   /** A batch that encodes each span as it is added, for {@link sendBatch}. */
@@ -260,15 +253,6 @@ const HINTS: Readonly<Record<number, string>> = {
   413: 'the endpoint takes smaller requests',
   415: 'does the endpoint speak this OTLP protocol (--otlp-protocol)?',
 };
-
-/** The outcome of spans the encoder refused: retrying the same spans cannot help. */
-export function encodingFailed(error: unknown): ExportOutcome {
-  return {
-    kind: 'permanent',
-    status: 'encoding',
-    reason: `the spans could not be encoded: ${String(error)}`,
-  };
-}
 
 /** An {@link ExportOutcome} as the SDK's `ExportResult`, the error carrying status and wait. */
 export function toExportResult(outcome: ExportOutcome): ExportResult {
