@@ -189,6 +189,26 @@ describe('tooltrace sidecar --token NAME=SECRET (client isolation)', () => {
     ]);
   });
 
+  it('does not count a stream event sent again, which changes nothing in the trace, but counts its call replayed', async () => {
+    const sidecar = await listen({ tokens: ['alice=secret-a'] });
+    const invokeId = eventIdFor('streamed');
+    const stream = [progress('tc_5', invokeId, 1, 1), progress('tc_5', invokeId, 2, 2)];
+    await post(sidecar, 'secret-a', [invoke('tc_5', invokeId, 0), ...stream]);
+    // The same stream events again (same event ids): deduplicated by sequence, not counted.
+    await post(sidecar, 'secret-a', stream);
+    const reusedEventIds = async (): Promise<number[]> =>
+      parsePrometheusText(await (await fetch(`${sidecar.urls[0]}/metrics`)).text())
+        .samples.filter(
+          (sample) =>
+            sample.name === 'tooltrace_ids_reused_total' && sample.labels.kind === 'event_id',
+        )
+        .map((sample) => sample.value);
+    expect(await reusedEventIds()).toEqual([]);
+    // The whole call replayed: its invoke's event id is counted.
+    await post(sidecar, 'secret-a', [invoke('tc_5', invokeId, 0), ...stream]);
+    expect(await reusedEventIds()).toEqual([1]);
+  });
+
   it('reads --token-file again on reload: new tokens in, removed ones out, a bad file ignored', async () => {
     const tokenFile = join(directory, 'tokens');
     writeFileSync(tokenFile, '# clients\nalice=secret-a\n\n');
