@@ -292,7 +292,13 @@ export class EventPipeline {
     // Counted before the ids are scoped, so a report names the id the client sent.
     this.#countReuse(init, result.hasEventId, client === '' ? sourceName : client);
     if (client !== '') scopeEventIds(init, client, result.hasEventId);
-    if (!result.hasEventId) {
+    // A made-up id is remembered so the tracer pairs the call by its tool call id instead; the
+    // tracer never reads a stream event's id, so those are left to the bus to make up.
+    if (
+      !result.hasEventId &&
+      init.type !== TOOL_STREAM_PROGRESS &&
+      init.type !== TOOL_STREAM_PARTIAL
+    ) {
       init.id = newEventId();
       this.#rememberSynthetic(init.id);
     }
