@@ -216,8 +216,9 @@ export class ReliableSpanProcessor implements SpanProcessor {
     } catch (error) {
       diag.error('tooltrace: a ReliableSpanProcessor hook failed', error);
     }
-    const open = (this.#open ??= this.#transport.openBatch());
+    let open: SpanBatch<unknown>;
     try {
+      open = this.#open ??= this.#transport.openBatch();
       open.add(span);
     } catch (error) {
       // This span cannot be encoded: it alone is dropped, not the batch.

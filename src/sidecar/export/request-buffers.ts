@@ -30,12 +30,13 @@ export class RequestBuffers {
 
   /**
    * A buffer of at least `needed` bytes (doubling) holding the first `used` bytes of `buffer`,
-   * for a body that outgrew it; later buffers are made this large.
+   * for a body that outgrew it; later buffers are made this large, up to the largest size kept
+   * ({@link MAX_KEPT_BYTES}): one huge batch must not make every later one take that much.
    */
   grow(buffer: Buffer, used: number, needed: number): Buffer {
     let size = Math.max(buffer.length * 2, 1024);
     while (size < needed) size *= 2;
-    if (size > this.#size) this.#size = size;
+    if (size > this.#size && size <= MAX_KEPT_BYTES) this.#size = size;
     // Not from Node's shared pool: the buffer owns its memory, so a view of it can be given back.
     const grown = Buffer.allocUnsafeSlow(size);
     grown.set(buffer.subarray(0, used));
@@ -50,12 +51,14 @@ export class RequestBuffers {
 
   /**
    * Bytes `start` to `end` of `buffer` as a body that may be kept a while (a batch waiting to be
-   * sent, or sent again): a view, which the caller may {@link give} back, when it fills most of
-   * the buffer; else a copy of just it, and the buffer is kept for the next body. A partial batch
-   * of a few spans must not hold a buffer made for hundreds until it is sent.
+   * sent, or sent again): a view, which the caller may {@link give} back, when it fills at least
+   * seven eighths of the buffer; else a copy of just it, and the buffer is kept for the next
+   * body. Batches queued during an outage then hold at most 8/7 of their bytes: a partial batch
+   * must not hold a buffer made for hundreds of spans, nor a batch just over a power of two one
+   * twice its size.
    */
   lendToKeep(buffer: Buffer, start: number, end: number): Buffer {
-    if ((end - start) * 2 >= buffer.length) return this.lend(buffer, end).subarray(start);
+    if ((end - start) * 8 >= buffer.length * 7) return this.lend(buffer, end).subarray(start);
     const copy = Buffer.allocUnsafeSlow(end - start);
     copy.set(buffer.subarray(start, end));
     this.reuse(buffer);

@@ -261,6 +261,37 @@ describe('ReliableSpanProcessor', () => {
       expect(receiver.spans.map((span) => span.name)).toEqual(['before', 'after']);
       expect(processor.stats()).toMatchObject({ exported: 2, dropped: 1 });
     });
+
+    it('drops alone, with what its hook kept, a span no batch could be opened for', async () => {
+      receiver = await startOtlpReceiver();
+      const exporter = new OtlpHttpSpanExporter({ url: receiver.tracesUrl });
+      let failNextOpen = true;
+      // The transport as the exporter is, but the first batch cannot be had (no memory for it).
+      const transport = {
+        openBatch: () => {
+          if (failNextOpen) {
+            failNextOpen = false;
+            throw new RangeError('Array buffer allocation failed');
+          }
+          return exporter.openBatch();
+        },
+        sendBatch: (body: Uint8Array) => exporter.sendBatch(body),
+        releaseBatch: (body: Uint8Array) => exporter.releaseBatch(body),
+        shutdown: () => exporter.shutdown(),
+      };
+      const dropped: { status: string; kept: readonly object[] }[] = [];
+      const processor = new ReliableSpanProcessor(transport, {
+        onEnd: (span) => ({ receiptOf: span.name }),
+        onDropped: (batch, status) => dropped.push({ status, kept: batch.kept }),
+      });
+      processors.push(processor);
+
+      expect(() => spansThrough(processor, ['unlucky', 'next'])).not.toThrow();
+      await processor.forceFlush();
+
+      expect(dropped).toEqual([{ status: 'encoding', kept: [{ receiptOf: 'unlucky' }] }]);
+      expect(receiver.spans.map((span) => span.name)).toEqual(['next']);
+    });
   });
 
   it('classifies the failures of an SDK SpanExporter by their HTTP status', async () => {

@@ -62,6 +62,27 @@ describe('RequestBuffers', () => {
     expect(buffers.take().buffer).toBe(first.buffer);
   });
 
+  it('copies a body kept for later that fills less than seven eighths of its buffer', () => {
+    // A batch just past a power of two must not hold a buffer twice its size while it waits.
+    const buffers = new RequestBuffers(1024);
+    const first = buffers.take();
+    const kept = buffers.lendToKeep(first, 0, 600);
+    expect(kept.length).toBe(600);
+    expect(kept.buffer).not.toBe(first.buffer);
+    expect(kept.buffer.byteLength).toBe(600);
+  });
+
+  it('makes later buffers no larger than it keeps after one huge body, and reuses them again', () => {
+    const buffers = new RequestBuffers(1024);
+    const huge = buffers.grow(buffers.take(), 0, 20 * 1024 * 1024);
+    expect(huge.length).toBeGreaterThanOrEqual(20 * 1024 * 1024);
+    buffers.give(buffers.lend(huge, 10));
+    const next = buffers.take();
+    expect(next.length).toBeLessThanOrEqual(8 * 1024 * 1024);
+    buffers.give(buffers.lend(next, 10));
+    expect(buffers.take().buffer).toBe(next.buffer);
+  });
+
   it('lends a body kept for later that fills most of its buffer as a view of it', () => {
     const buffers = new RequestBuffers(1024);
     const first = buffers.take();
