@@ -39,6 +39,14 @@ describe('RecentKeys', () => {
     expect(found).toBe(100_000);
   });
 
+  it('still knows every key after its tables grew, in both generations', () => {
+    const keys = new RecentKeys(5000);
+    const ids = Array.from({ length: 8000 }, (_, index) => `evt-${index}`);
+    for (const id of ids) expect(keys.seenBefore(id)).toBe(false);
+    // 5000 in the previous generation, 3000 in the current one, tables grown from 1,024 slots.
+    for (const id of ids) expect(keys.seenBefore(id)).toBe(true);
+  });
+
   it('refuses a capacity that is not a positive integer, naming it', () => {
     expect(() => new RecentKeys(0)).toThrow(/maxKeys must be a positive integer, got 0/);
     expect(() => new RecentKeys(2.5)).toThrow(/maxKeys/);
