@@ -12,6 +12,12 @@ export interface SpanGroup {
   readonly ranges: number[];
 }
 
+/** The request body of `spans` written into `batch` one after the other. */
+export function encodeAll<Body>(batch: SpanBatch<Body>, spans: readonly ReadableSpan[]): Body {
+  for (const span of spans) batch.add(span);
+  return batch.close();
+}
+
 /** What an encoder does with its batches: {@link EncodingBatch} calls back into it. */
 export interface BatchEncoding {
   /** Encodes `span` at the end of `batch`; on a throw, `batch` is as it was. */

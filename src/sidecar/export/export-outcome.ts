@@ -1,4 +1,5 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { encodeAll } from './encoding-batch.js';
 
 /**
  * What one export request came to, as OTLP defines it: accepted (perhaps with some spans
@@ -82,9 +83,7 @@ export function sendOnce<Body>(
 ): Promise<ExportOutcome> {
   let body: Body;
   try {
-    const batch = transport.openBatch();
-    for (const span of spans) batch.add(span);
-    body = batch.close();
+    body = encodeAll(transport.openBatch(), spans);
   } catch (error) {
     return Promise.resolve(encodingFailed(error));
   }
@@ -92,6 +91,13 @@ export function sendOnce<Body>(
   void sending.finally(() => transport.releaseBatch(body));
   return sending;
 }
+
+/** The outcome of a send after the exporter was shut down. */
+export const SHUT_DOWN: ExportOutcome = {
+  kind: 'permanent',
+  status: 'shutdown',
+  reason: 'the exporter was shut down',
+};
 
 /** The outcome of spans the encoder refused: retrying the same spans cannot help. */
 export function encodingFailed(error: unknown): ExportOutcome {

@@ -10,6 +10,7 @@ import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import {
   sendOnce,
+  SHUT_DOWN,
   type BatchTransport,
   type ExportOutcome,
   type SpanBatch,
@@ -109,13 +110,7 @@ export class OtlpGrpcSpanExporter implements SpanExporter, SpanTransport, BatchT
 
   /** Sends the body of a closed batch once and tells what came of it; never rejects. */
   sendBatch(body: Buffer): Promise<ExportOutcome> {
-    if (this.#shutdown) {
-      return Promise.resolve({
-        kind: 'permanent',
-        status: 'shutdown',
-        reason: 'the exporter was shut down',
-      });
-    }
+    if (this.#shutdown) return Promise.resolve(SHUT_DOWN);
     return new Promise((resolve) => {
       const call = this.#client.makeUnaryRequest<Buffer, Buffer>(
         EXPORT_METHOD,

@@ -9,6 +9,7 @@ import {
   isRetryableHttpStatus,
   parseRetryAfter,
   sendOnce,
+  SHUT_DOWN,
   type BatchTransport,
   type ExportOutcome,
   type SpanBatch,
@@ -101,13 +102,7 @@ export class OtlpHttpSpanExporter
 
   /** Sends the body of a closed batch once and tells what came of it; never rejects. */
   sendBatch(body: Uint8Array): Promise<ExportOutcome> {
-    if (this.#shutdown) {
-      return Promise.resolve({
-        kind: 'permanent',
-        status: 'shutdown',
-        reason: 'the exporter was shut down',
-      });
-    }
+    if (this.#shutdown) return Promise.resolve(SHUT_DOWN);
     const sending = this.#send(body);
     this.#inFlight.add(sending);
     void sending.finally(() => this.#inFlight.delete(sending));

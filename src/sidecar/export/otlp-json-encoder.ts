@@ -1,6 +1,12 @@
 import { SpanStatusCode, type Attributes, type HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { addRange, EncodingBatch, followsOwnSpan, type BatchEncoding } from './encoding-batch.js';
+import {
+  addRange,
+  encodeAll,
+  EncodingBatch,
+  followsOwnSpan,
+  type BatchEncoding,
+} from './encoding-batch.js';
 import type { SpanBatch } from './export-outcome.js';
 import { NumberTypes } from './number-types.js';
 import { RequestBuffers } from './request-buffers.js';
@@ -10,7 +16,9 @@ import {
   MAX_CACHED_KEYS,
   MAX_CACHED_NAMES,
   MAX_CACHED_VALUE,
+  repeatedPair,
   spanFlags,
+  type RepeatedValue,
 } from './span-encoding.js';
 
 /** What an encoder holds between requests: its buffer is taken per request. */
@@ -83,9 +91,7 @@ export class OtlpJsonTraceEncoder {
    * memory. {@link release} it once sent, for its memory to be reused.
    */
   encode(spans: readonly ReadableSpan[]): Buffer {
-    const batch = this.openBatch();
-    for (const span of spans) batch.add(span);
-    return batch.close();
+    return encodeAll(this.openBatch(), spans);
   }
 
   /**
@@ -327,20 +333,9 @@ export class OtlpJsonTraceEncoder {
       any = true;
       const entry = this.#key(key);
       if (typeof value === 'string') {
-        // Most string values repeat span after span (tool name, session, agent): the second
-        // time a key has the same value as before, the whole pair is encoded and kept.
-        if (value !== entry.text) {
-          // A long value is not kept (nor held on to): it is not worth a comparison.
-          entry.text = value.length <= MAX_CACHED_VALUE ? value : undefined;
-          entry.pair = undefined;
-        } else if (entry.pair === undefined) {
-          entry.pair = Buffer.from(
-            `${entry.bytes.toString('utf8')}{"stringValue":${JSON.stringify(value)}}}`,
-            'utf8',
-          );
-        }
-        if (entry.pair !== undefined) {
-          this.#copy(entry.pair);
+        const pair = repeatedPair(entry, value, stringKeyValue);
+        if (pair !== undefined) {
+          this.#copy(pair);
           continue;
         }
         this.#copy(entry.bytes);
@@ -598,16 +593,20 @@ export class OtlpJsonTraceEncoder {
   }
 }
 
-/** An attribute key as written, and whether its numbers are doubles (see {@link NumberTypes}). */
-interface EncodedKey {
-  /** `{"key":"…","value":`, and the same followed by the opening of an int and a double. */
-  readonly bytes: Buffer;
+/**
+ * An attribute key as written (`bytes`: `{"key":"…","value":`), the same followed by the opening
+ * of an int and a double, whether its numbers are doubles (see {@link NumberTypes}), and its
+ * last string value ({@link repeatedPair}).
+ */
+interface EncodedKey extends RepeatedValue {
   readonly intPrefix: Buffer;
   readonly doublePrefix: Buffer;
   double: boolean;
-  /** The string value the key had last, and the whole `KeyValue` for it once it repeated. */
-  text: string | undefined;
-  pair: Buffer | undefined;
+}
+
+/** A whole JSON `KeyValue` for a string value, after `key`'s `{"key":"…","value":`. */
+function stringKeyValue(key: Buffer, value: string): Buffer {
+  return Buffer.from(`${key.toString('utf8')}{"stringValue":${JSON.stringify(value)}}}`, 'utf8');
 }
 
 /** A time field: its name, and the bytes of it with the seconds of the last time written. */

@@ -1,6 +1,6 @@
 import type { AttributeValue, Attributes, HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { addRange, EncodingBatch, type BatchEncoding } from './encoding-batch.js';
+import { addRange, encodeAll, EncodingBatch, type BatchEncoding } from './encoding-batch.js';
 import type { SpanBatch } from './export-outcome.js';
 import { NumberTypes } from './number-types.js';
 import {
@@ -22,7 +22,9 @@ import {
   MAX_CACHED_KEYS,
   MAX_CACHED_NAMES,
   MAX_CACHED_VALUE,
+  repeatedPair,
   spanFlags,
+  type RepeatedValue,
 } from './span-encoding.js';
 
 /** Strings shorter than this are tried as ASCII first (and need one length byte). */
@@ -73,9 +75,7 @@ export class OtlpTraceEncoder {
    * memory. {@link release} it once sent, for its memory to be reused.
    */
   encode(spans: readonly ReadableSpan[]): Buffer {
-    const batch = this.openBatch();
-    for (const span of spans) batch.add(span);
-    return batch.close();
+    return encodeAll(this.openBatch(), spans);
   }
 
   /**
@@ -312,16 +312,7 @@ export class OtlpTraceEncoder {
     if (value === undefined || value === null) return;
     const entry = this.#key(key);
     if (typeof value === 'string') {
-      // Most string values repeat span after span (tool name, session, agent): the second
-      // time a key has the same value as before, the whole pair is encoded and kept.
-      if (value !== entry.text) {
-        // A long value is not kept (nor held on to): it is not worth a comparison.
-        entry.text = value.length <= MAX_CACHED_VALUE ? value : undefined;
-        entry.pair = undefined;
-      } else if (entry.pair === undefined) {
-        entry.pair = stringKeyValue(entry.bytes, value);
-      }
-      const pair = entry.pair;
+      const pair = repeatedPair(entry, value, stringKeyValue);
       if (pair !== undefined) {
         this.#ensure(pair.length + 3);
         this.#byte(fieldTag);
@@ -653,12 +644,8 @@ export class OtlpTraceEncoder {
   }
 }
 
-/** An attribute key as the encoder keeps it: its `KeyValue.key` bytes, and whether its numbers
- * go out as doubles ({@link NumberTypes}). */
-interface EncodedKey {
-  readonly bytes: Buffer;
+/** An attribute key as the encoder keeps it: its `KeyValue.key` bytes, whether its numbers go
+ * out as doubles ({@link NumberTypes}), and its last string value ({@link repeatedPair}). */
+interface EncodedKey extends RepeatedValue {
   double: boolean;
-  /** The string value the key had last, and the whole `KeyValue` for it once it repeated. */
-  text: string | undefined;
-  pair: Buffer | undefined;
 }

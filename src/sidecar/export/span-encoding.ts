@@ -20,3 +20,33 @@ export const MAX_CACHED_NAMES = 1024;
 export function spanFlags(traceFlags: number, isRemote: boolean | undefined): number {
   return (traceFlags & 0xff) | FLAG_HAS_IS_REMOTE | (isRemote === true ? FLAG_IS_REMOTE : 0);
 }
+
+/** What both encoders keep per attribute key for its string values. */
+export interface RepeatedValue {
+  /** The `KeyValue` key as written (protobuf bytes, or JSON up to the value). */
+  readonly bytes: Buffer;
+  /** The string value the key had last, and the whole `KeyValue` for it once it repeated. */
+  text: string | undefined;
+  pair: Buffer | undefined;
+}
+
+/**
+ * The whole encoded `KeyValue` of `entry`'s key with the string `value`, when the key had the
+ * same value the time before; otherwise `undefined`, and the value is remembered for next time.
+ * Most string values repeat span after span (tool name, session, agent): the second time, the
+ * pair is encoded once by `encodePair` and then copied. A value longer than
+ * {@link MAX_CACHED_VALUE} is not kept (nor held on to): it is not worth a comparison.
+ */
+export function repeatedPair(
+  entry: RepeatedValue,
+  value: string,
+  encodePair: (key: Buffer, value: string) => Buffer,
+): Buffer | undefined {
+  if (value !== entry.text) {
+    entry.text = value.length <= MAX_CACHED_VALUE ? value : undefined;
+    entry.pair = undefined;
+  } else if (entry.pair === undefined) {
+    entry.pair = encodePair(entry.bytes, value);
+  }
+  return entry.pair;
+}
