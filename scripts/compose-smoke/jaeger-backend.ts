@@ -1,11 +1,9 @@
 import { spansOfOtlpJson } from './otlp-json-spans.js';
 import {
   excerpt,
-  fetchText,
+  HttpTraceBackend,
   type BackendAnswer,
-  type Fetch,
   type QueryWindow,
-  type TraceBackend,
 } from './trace-backend.js';
 
 /**
@@ -13,23 +11,11 @@ import {
  * `query.service_name`, `query.start_time_min`/`max` (RFC 3339) and `query.search_depth`. The
  * answer is OTLP/JSON, `{"result":{"resourceSpans":[…]}}`, one such object per line when it is
  * streamed in chunks; no trace at all is a 404.
+ *
+ * Its URL is the base URL of the query service, e.g. `http://127.0.0.1:16686`.
  */
-export class JaegerBackend implements TraceBackend {
+export class JaegerBackend extends HttpTraceBackend {
   readonly name = 'Jaeger';
-  readonly url: string;
-  readonly #fetch: Fetch;
-  readonly #timeoutMs: number;
-
-  /**
-   * @param url base URL of the query service, e.g. `http://127.0.0.1:16686`
-   * @param options.fetch @default globalThis.fetch
-   * @param options.timeoutMs per request @default 10000
-   */
-  constructor(url: string, options: { fetch?: Fetch; timeoutMs?: number } = {}) {
-    this.url = url.replace(/\/+$/, '');
-    this.#fetch = options.fetch ?? fetch;
-    this.#timeoutMs = options.timeoutMs ?? 10_000;
-  }
 
   async query(service: string, window: QueryWindow): Promise<BackendAnswer> {
     const parameters = new URLSearchParams({
@@ -39,7 +25,7 @@ export class JaegerBackend implements TraceBackend {
       'query.search_depth': '20',
     });
     const url = `${this.url}/api/v3/traces?${parameters.toString()}`;
-    const answer = await fetchText(this.#fetch, url, this.#timeoutMs);
+    const answer = await this.get(url);
     if (!answer.ok) return answer;
     if (answer.status === 404) return { ok: true, spans: [] };
     if (answer.status !== 200) {

@@ -2,35 +2,21 @@ import type { FoundSpan } from './found-span.js';
 import { normalizeId, spansOfOtlpJson } from './otlp-json-spans.js';
 import {
   excerpt,
-  fetchText,
+  HttpTraceBackend,
   type BackendAnswer,
-  type Fetch,
   type QueryWindow,
-  type TraceBackend,
 } from './trace-backend.js';
 
 /**
  * Tempo's HTTP API (port 3200, or through Grafana's data source proxy): `GET /api/search` with a
  * TraceQL `q` and `start`/`end` in Unix seconds finds the trace ids (`{"traces":[{"traceID"…}]}`),
  * then `GET /api/traces/<id>` returns each trace as OTLP/JSON (`{"batches":[…]}`, base64 ids).
+ *
+ * Its URL is the base URL of Tempo's HTTP API, e.g. `http://tempo:3200` or
+ * `http://127.0.0.1:3000/api/datasources/proxy/uid/tempo`.
  */
-export class TempoBackend implements TraceBackend {
+export class TempoBackend extends HttpTraceBackend {
   readonly name = 'Tempo';
-  readonly url: string;
-  readonly #fetch: Fetch;
-  readonly #timeoutMs: number;
-
-  /**
-   * @param url base URL of Tempo's HTTP API, e.g. `http://tempo:3200` or
-   *   `http://127.0.0.1:3000/api/datasources/proxy/uid/tempo`
-   * @param options.fetch @default globalThis.fetch
-   * @param options.timeoutMs per request @default 10000
-   */
-  constructor(url: string, options: { fetch?: Fetch; timeoutMs?: number } = {}) {
-    this.url = url.replace(/\/+$/, '');
-    this.#fetch = options.fetch ?? fetch;
-    this.#timeoutMs = options.timeoutMs ?? 10_000;
-  }
 
   async query(service: string, window: QueryWindow): Promise<BackendAnswer> {
     const parameters = new URLSearchParams({
@@ -40,7 +26,7 @@ export class TempoBackend implements TraceBackend {
       limit: '20',
     });
     const searchUrl = `${this.url}/api/search?${parameters.toString()}`;
-    const search = await fetchText(this.#fetch, searchUrl, this.#timeoutMs);
+    const search = await this.get(searchUrl);
     if (!search.ok) return search;
     if (search.status !== 200) {
       return {
@@ -57,7 +43,7 @@ export class TempoBackend implements TraceBackend {
     const spans: FoundSpan[] = [];
     for (const traceId of traceIds) {
       const url = `${this.url}/api/traces/${traceId}`;
-      const trace = await fetchText(this.#fetch, url, this.#timeoutMs);
+      const trace = await this.get(url);
       if (!trace.ok) return trace;
       if (trace.status === 404) continue;
       if (trace.status !== 200) {

@@ -43,6 +43,34 @@ export async function fetchText(
   }
 }
 
+/** How a backend is reached: `fetch` (default `globalThis.fetch`) and a timeout per request. */
+export interface BackendOptions {
+  fetch?: Fetch;
+  /** @default 10000 */
+  timeoutMs?: number;
+}
+
+/** What both HTTP backends share: the base URL (no trailing slash) and GETs with a timeout. */
+export abstract class HttpTraceBackend implements TraceBackend {
+  abstract readonly name: string;
+  readonly url: string;
+  readonly #fetch: Fetch;
+  readonly #timeoutMs: number;
+
+  constructor(url: string, options: BackendOptions = {}) {
+    this.url = url.replace(/\/+$/, '');
+    this.#fetch = options.fetch ?? fetch;
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  abstract query(service: string, window: QueryWindow): Promise<BackendAnswer>;
+
+  /** {@link fetchText} with this backend's `fetch` and timeout. */
+  protected get(url: string): ReturnType<typeof fetchText> {
+    return fetchText(this.#fetch, url, this.#timeoutMs);
+  }
+}
+
 /** The first characters of a response body, for a message. */
 export function excerpt(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
