@@ -65,7 +65,8 @@ export class CheckpointFile {
       throw refused(this.#path, 'it exists and is not a regular file');
     }
     try {
-      await this.#createTemporary();
+      const handle = await this.#createTemporary();
+      await handle.close();
       await unlink(this.#temporary);
     } catch (error) {
       throw refused(

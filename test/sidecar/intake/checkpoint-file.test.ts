@@ -4,6 +4,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -82,6 +83,14 @@ describe('CheckpointFile', () => {
       await expect(new CheckpointFile(path).checkWritable()).rejects.toThrow(
         `--checkpoint ${path} cannot be used: it exists and is not a regular file`,
       );
+    });
+
+    it('leaves no file open and no temporary file behind', async () => {
+      const path = join(directory, 'agent.ckpt');
+      const before = readdirSync('/proc/self/fd').length;
+      for (let check = 0; check < 5; check += 1) await new CheckpointFile(path).checkWritable();
+      expect(readdirSync('/proc/self/fd').length).toBe(before);
+      expect(readdirSync(directory)).toEqual([]);
     });
 
     it('refuses a directory no file can be created in', async () => {
