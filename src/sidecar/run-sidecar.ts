@@ -85,6 +85,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
           headers: settings.exportConfig.headers,
           resource,
           observe: (provider) => metrics.observe(provider.getMeter('tooltrace.sidecar', VERSION)),
+          log,
         });
   const tracing = traceSidecarBus({
     bus,
@@ -133,7 +134,15 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
       log(`tooltrace sidecar: ${reason}; ending open calls and flushing`);
       const undelivered = await shutDownSidecar(parts, deadline, timeoutMs);
       // The final collection: every call measured up to the end goes out.
-      if (metricsExport !== undefined) await deadline.race(metricsExport.shutdown(timeoutMs));
+      if (metricsExport !== undefined) {
+        const finished = await deadline.race(metricsExport.shutdown(timeoutMs));
+        const failure = finished ? metricsExport.failure : 'no answer within the shutdown timeout';
+        if (failure !== undefined) {
+          log(
+            `tooltrace sidecar: the final metrics were not delivered to ${metricsExport.url} (${failure})`,
+          );
+        }
+      }
       status.stop();
       deadline.cancel();
       clearInterval(keepAlive);

@@ -1,3 +1,5 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { ReceivedMetricPoint } from '../../src/testing/index.js';
 import { eventIdFor } from './journal-lines.js';
@@ -127,5 +129,63 @@ describe('tooltrace sidecar metrics export', () => {
     expect(refused.stderr()).toMatch(
       /OTEL_METRICS_EXPORTER 'prometheus' is not supported: use otlp or none/,
     );
+  });
+
+  it('says when metrics cannot be delivered, and exits at the shutdown timeout however long the endpoint stalls', async () => {
+    // Accepts metric requests and never answers, like a collector that hangs: the exporter
+    // itself would wait a minute (OTEL_METRIC_EXPORT_TIMEOUT).
+    const stalled: IncomingMessage[] = [];
+    const server: Server = createServer((request) => void stalled.push(request));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const metricsUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/metrics`;
+    try {
+      const sidecar = startSidecar(
+        ['--stdin', '--status-interval', '0', '--shutdown-timeout', '1s'],
+        {
+          input: `${invoke('tc_1', 'search', 0)}\n${result('tc_1', 'search', 5)}\n`,
+          env: {
+            OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url,
+            OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: metricsUrl,
+            OTEL_METRIC_EXPORT_INTERVAL: '60000',
+            OTEL_METRIC_EXPORT_TIMEOUT: '60000',
+            OTEL_EXPORTER_OTLP_METRICS_TIMEOUT: '60000',
+          },
+        },
+      );
+      // Well inside the test's 30 s; before the fix it lived until the exporter gave up.
+      expect((await sidecar.exited).code).toBe(0);
+      expect(stalled.length).toBeGreaterThan(0);
+      expect(testbed.receiver.spans).toHaveLength(1);
+      expect(sidecar.stderr()).toContain(
+        `the final metrics were not delivered to ${metricsUrl} (no answer within the shutdown timeout)`,
+      );
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('reports a failing metrics endpoint once, with its error, and the last failure at the end', async () => {
+    const sidecar = startSidecar(['--stdin', '--status-interval', '0'], {
+      input: `${invoke('tc_1', 'search', 0)}\n${result('tc_1', 'search', 5)}\n`,
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url,
+        // The receiver answers every path but these with 404, which OTLP exporters do not retry.
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `${testbed.receiver.url}/not-metrics`,
+      },
+    });
+    expect((await sidecar.exited).code).toBe(0);
+    const stderr = sidecar.stderr();
+    expect(stderr).toMatch(
+      new RegExp(
+        `metrics export to ${testbed.receiver.url}/not-metrics failed \\(Not Found\\); trying again at the next interval`,
+      ),
+    );
+    expect(stderr).toMatch(
+      new RegExp(
+        `the final metrics were not delivered to ${testbed.receiver.url}/not-metrics \\(Not Found\\)`,
+      ),
+    );
+    expect(testbed.receiver.spans).toHaveLength(1);
   });
 });

@@ -1,5 +1,13 @@
 import type { MeterProvider as MeterProviderApi } from '@opentelemetry/api';
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
+import type {
+  AggregationOption,
+  AggregationTemporality,
+  InstrumentType,
+  PushMetricExporter,
+  ResourceMetrics,
+} from '@opentelemetry/sdk-metrics';
 import { ConfigurationError } from '../../errors/index.js';
 
 /** Where and how the sidecar exports metrics, from {@link resolveMetricsExport}. */
@@ -18,6 +26,8 @@ export interface MetricsExportOptions {
   resource: Resource;
   /** Registers instruments of the sidecar's own (its health) on the provider's meter. */
   observe: (provider: MeterProviderApi) => void;
+  /** Where a failing export, and its recovery, is reported. */
+  log: (line: string) => void;
 }
 
 /** A running metrics export: the provider the subscriber records into. */
@@ -28,6 +38,11 @@ export interface MetricsExport {
   readonly protocol: string;
   /** Exports what was recorded since the last export, then stops; at most `timeoutMs`. */
   shutdown(timeoutMs: number): Promise<void>;
+  /**
+   * Why the latest export did not deliver (the endpoint's error), or `undefined` when it did:
+   * after {@link MetricsExport.shutdown}, whether the final metrics reached the endpoint.
+   */
+  readonly failure: string | undefined;
 }
 
 /** The OTLP specification's default metric export interval. */
@@ -106,8 +121,9 @@ export async function startMetricsExport(options: MetricsExportOptions): Promise
     );
     exporter = new OTLPMetricExporter(exporterOptions);
   }
+  const reporting = new ReportingExporter(exporter, config.url, options.log);
   const reader = new PeriodicExportingMetricReader({
-    exporter,
+    exporter: reporting,
     exportIntervalMillis: config.intervalMs,
     exportTimeoutMillis: config.timeoutMs,
   });
@@ -124,7 +140,72 @@ export async function startMetricsExport(options: MetricsExportOptions): Promise
         .catch(() => undefined);
       return stopped;
     },
+    get failure() {
+      return reporting.failure;
+    },
   };
+}
+
+/** What the three OTLP metric exporters have: the reader asks them for temporality and aggregation. */
+type OtlpMetricExporter = Required<PushMetricExporter>;
+
+/**
+ * The OTLP exporter, saying on the sidecar's log when exports start failing (once, with the
+ * endpoint's error) and when they work again, as span export does: the SDK's reader otherwise
+ * drops a failed export without a word, and a sidecar whose collector is down would only show
+ * it by waiting out its shutdown timeout.
+ */
+class ReportingExporter implements PushMetricExporter {
+  readonly #inner: OtlpMetricExporter;
+  readonly #url: string;
+  readonly #log: (line: string) => void;
+  #failure: string | undefined;
+
+  constructor(inner: OtlpMetricExporter, url: string, log: (line: string) => void) {
+    this.#inner = inner;
+    this.#url = url;
+    this.#log = log;
+  }
+
+  get failure(): string | undefined {
+    return this.#failure;
+  }
+
+  export(metrics: ResourceMetrics, resultCallback: (result: ExportResult) => void): void {
+    this.#inner.export(metrics, (result) => {
+      if (result.code === ExportResultCode.SUCCESS) {
+        if (this.#failure !== undefined) {
+          this.#log(`tooltrace sidecar: metrics export to ${this.#url} works again`);
+        }
+        this.#failure = undefined;
+      } else {
+        const reason = result.error?.message || 'the export failed';
+        if (this.#failure === undefined) {
+          this.#log(
+            `tooltrace sidecar: metrics export to ${this.#url} failed (${reason}); trying again at the next interval`,
+          );
+        }
+        this.#failure = reason;
+      }
+      resultCallback(result);
+    });
+  }
+
+  forceFlush(): Promise<void> {
+    return this.#inner.forceFlush();
+  }
+
+  shutdown(): Promise<void> {
+    return this.#inner.shutdown();
+  }
+
+  selectAggregationTemporality(instrumentType: InstrumentType): AggregationTemporality {
+    return this.#inner.selectAggregationTemporality(instrumentType);
+  }
+
+  selectAggregation(instrumentType: InstrumentType): AggregationOption {
+    return this.#inner.selectAggregation(instrumentType);
+  }
 }
 
 function metricsUrl(env: NodeJS.ProcessEnv, tracesUrl: string, sameGrpcServer: boolean): string {
