@@ -1,6 +1,7 @@
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ConfigurationError } from '../../errors/index.js';
 import type { SpanTransport } from './export-outcome.js';
+import { readExportTls, type ExportTls } from './export-tls.js';
 import { parseHeaders } from './key-value-list.js';
 import { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
 
@@ -22,6 +23,12 @@ export interface ExportConfig {
   timeoutMs: number;
   /** The longest `Retry-After` obeyed. @default 60000 */
   maxRetryAfterMs: number;
+  /**
+   * Certificates for an `https://` endpoint (`OTEL_EXPORTER_OTLP_CERTIFICATE`,
+   * `OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE`, `OTEL_EXPORTER_OTLP_CLIENT_KEY`); `undefined` keeps
+   * Node's bundled roots and no client certificate.
+   */
+  tls?: ExportTls;
 }
 
 /** Overrides from the command line; anything left out comes from the environment. */
@@ -107,7 +114,16 @@ export function resolveExportConfig(
   };
 
   const maxRetryAfterMs = overrides.maxRetryAfterMs ?? 60_000;
-  return { tracesUrl, protocol, headers, compression: compressionText, timeoutMs, maxRetryAfterMs };
+  const tls = readExportTls(env);
+  return {
+    tracesUrl,
+    protocol,
+    headers,
+    compression: compressionText,
+    timeoutMs,
+    maxRetryAfterMs,
+    ...(tls === undefined ? {} : { tls }),
+  };
 }
 
 /**
@@ -124,6 +140,7 @@ export async function createTraceExporter(
     headers: config.headers,
     compression: config.compression,
     timeoutMs: config.timeoutMs,
+    ...(config.tls === undefined ? {} : { tls: config.tls }),
   };
   if (config.protocol === 'grpc') {
     const { OtlpGrpcSpanExporter } = await import('./otlp-grpc-span-exporter.js');

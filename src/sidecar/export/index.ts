@@ -10,6 +10,7 @@ export type {
 export { createTraceExporter, resolveExportConfig } from './export-config.js';
 export { parseHeaders, parseKeyValueList } from './key-value-list.js';
 export type { ExportConfig, ExportOverrides, OtlpProtocol } from './export-config.js';
+export type { ExportTls } from './export-tls.js';
 export { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
 export type { OtlpHttpSpanExporterOptions } from './otlp-http-span-exporter.js';
 export { OtlpTraceEncoder } from './otlp-trace-encoder.js';

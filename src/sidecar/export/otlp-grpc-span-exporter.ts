@@ -20,6 +20,7 @@ import { toExportResult } from './otlp-http-span-exporter.js';
 import { decodePartialSuccess, decodeRetryInfoDelay } from './otlp-response.js';
 import { OtlpTraceEncoder } from './otlp-trace-encoder.js';
 import { USER_AGENT } from './user-agent.js';
+import type { ExportTls } from './export-tls.js';
 
 /** The OTLP trace service's one method. */
 const EXPORT_METHOD = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
@@ -58,6 +59,8 @@ export interface OtlpGrpcSpanExporterOptions {
    * @default 10000
    */
   timeoutMs?: number;
+  /** Certificates for an `https://` server: a private CA, a client certificate and key. */
+  tls?: ExportTls;
 }
 
 /**
@@ -84,7 +87,13 @@ export class OtlpGrpcSpanExporter implements SpanExporter, SpanTransport, BatchT
     const port = url.port === '' ? (url.protocol === 'https:' ? '443' : '4317') : url.port;
     this.#client = new Client(
       `${url.hostname}:${port}`,
-      url.protocol === 'https:' ? credentials.createSsl() : credentials.createInsecure(),
+      url.protocol === 'https:'
+        ? credentials.createSsl(
+            options.tls?.ca ?? null,
+            options.tls?.key ?? null,
+            options.tls?.cert ?? null,
+          )
+        : credentials.createInsecure(),
       {
         'grpc.primary_user_agent': USER_AGENT,
         'grpc.enable_retries': 0,

@@ -19,6 +19,7 @@ import { OtlpJsonTraceEncoder } from './otlp-json-encoder.js';
 import { OtlpTraceEncoder } from './otlp-trace-encoder.js';
 import { decodePartialSuccess, decodeRpcStatus } from './otlp-response.js';
 import { USER_AGENT } from './user-agent.js';
+import type { ExportTls } from './export-tls.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -42,6 +43,8 @@ export interface OtlpHttpSpanExporterOptions {
    * @default 10000
    */
   timeoutMs?: number;
+  /** Certificates for an `https://` URL: a private CA, a client certificate and key. */
+  tls?: ExportTls;
 }
 
 /**
@@ -85,7 +88,7 @@ export class OtlpHttpSpanExporter
     };
     const https = this.#url.protocol === 'https:';
     this.#agent = https
-      ? new HttpsAgent({ keepAlive: true, maxSockets: 8 })
+      ? new HttpsAgent({ keepAlive: true, maxSockets: 8, ...options.tls })
       : new HttpAgent({ keepAlive: true, maxSockets: 8 });
     this.#request = https ? httpsRequest : httpRequest;
   }
