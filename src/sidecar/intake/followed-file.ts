@@ -163,6 +163,19 @@ export class FollowedFile {
     return this.#saving;
   }
 
+  /**
+   * The last save, at shutdown: like {@link saveCheckpoint}, and when the checkpoint still cannot
+   * be written, says what a restart will do, since the failure may have been reported long ago.
+   */
+  async saveFinalCheckpoint(): Promise<void> {
+    await this.saveCheckpoint();
+    const file = this.#checkpointFile;
+    if (!this.#writeFailing || file === undefined) return;
+    this.#options.log(
+      `tooltrace sidecar: checkpoint ${file.path} was not saved at shutdown; a restart reads ${this.#options.path} again from the last one saved, and exports those calls again as identical spans`,
+    );
+  }
+
   #opened(reason: TailOpenReason, inode: number, offset: number): void {
     const { path, log, pipeline } = this.#options;
     if (reason === 'rotated') {

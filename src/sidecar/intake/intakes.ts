@@ -169,7 +169,7 @@ export class Intakes {
 
   /** Writes every checkpoint (it stays at the first call not exported yet). */
   async saveCheckpoints(): Promise<void> {
-    await Promise.all(this.#files.map((file) => file.saveCheckpoint()));
+    await Promise.all(this.#files.map((file) => file.saveFinalCheckpoint()));
   }
 }
 

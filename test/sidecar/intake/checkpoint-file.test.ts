@@ -205,6 +205,30 @@ describe('runSidecar() checkpoint writes at run time', () => {
     } finally {
       await sidecar.stop();
     }
+    expect(logs.some((line) => line.includes('not saved at shutdown'))).toBe(false);
+  });
+
+  it('says at shutdown when the last checkpoint could not be written, and what a restart does', async () => {
+    const journal = join(directory, 'agent.jsonl');
+    const checkpointDirectory = join(directory, 'state');
+    mkdirSync(checkpointDirectory);
+    const checkpoint = join(checkpointDirectory, 'agent.ckpt');
+    writeFileSync(journal, journalText({ calls: 5 }));
+    const logs: string[] = [];
+    const sidecar = await runSidecar({
+      files: [journal],
+      checkpoint,
+      otlpEndpoint: receiver.url,
+      statusIntervalMs: 0,
+      env: {},
+      log: (line) => logs.push(line),
+    });
+    await receiver.waitForSpans(5);
+    rmSync(checkpointDirectory, { recursive: true });
+    expect(await sidecar.stop()).toBe(0);
+    expect(logs.filter((line) => line.includes('not saved at shutdown'))).toEqual([
+      `tooltrace sidecar: checkpoint ${checkpoint} was not saved at shutdown; a restart reads ${journal} again from the last one saved, and exports those calls again as identical spans`,
+    ]);
   });
 });
 
