@@ -168,7 +168,8 @@ describe('runSidecar() checkpoint writes at run time', () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  it('reports a checkpoint it cannot write once, and again when it can', async () => {
+  /** A sidecar following a journal of 5 calls, its checkpoint in a directory of its own. */
+  async function follow(checkpointIntervalMs?: number) {
     const journal = join(directory, 'agent.jsonl');
     const checkpointDirectory = join(directory, 'state');
     mkdirSync(checkpointDirectory);
@@ -178,12 +179,17 @@ describe('runSidecar() checkpoint writes at run time', () => {
     const sidecar = await runSidecar({
       files: [journal],
       checkpoint,
-      checkpointIntervalMs: 20,
+      ...(checkpointIntervalMs === undefined ? {} : { checkpointIntervalMs }),
       otlpEndpoint: receiver.url,
       statusIntervalMs: 0,
       env: {},
       log: (line) => logs.push(line),
     });
+    return { sidecar, journal, checkpointDirectory, checkpoint, logs };
+  }
+
+  it('reports a checkpoint it cannot write once, and again when it can', async () => {
+    const { sidecar, journal, checkpointDirectory, checkpoint, logs } = await follow(20);
     const until = async (ready: () => boolean): Promise<void> => {
       const deadline = Date.now() + 20_000;
       while (!ready() && Date.now() < deadline) {
@@ -209,20 +215,7 @@ describe('runSidecar() checkpoint writes at run time', () => {
   });
 
   it('says at shutdown when the last checkpoint could not be written, and what a restart does', async () => {
-    const journal = join(directory, 'agent.jsonl');
-    const checkpointDirectory = join(directory, 'state');
-    mkdirSync(checkpointDirectory);
-    const checkpoint = join(checkpointDirectory, 'agent.ckpt');
-    writeFileSync(journal, journalText({ calls: 5 }));
-    const logs: string[] = [];
-    const sidecar = await runSidecar({
-      files: [journal],
-      checkpoint,
-      otlpEndpoint: receiver.url,
-      statusIntervalMs: 0,
-      env: {},
-      log: (line) => logs.push(line),
-    });
+    const { sidecar, journal, checkpointDirectory, checkpoint, logs } = await follow();
     await receiver.waitForSpans(5);
     rmSync(checkpointDirectory, { recursive: true });
     expect(await sidecar.stop()).toBe(0);
