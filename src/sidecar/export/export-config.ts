@@ -114,7 +114,8 @@ export function resolveExportConfig(
   };
 
   const maxRetryAfterMs = overrides.maxRetryAfterMs ?? 60_000;
-  const tls = readExportTls(env);
+  // Only an https:// endpoint uses them: a variable left over for another endpoint stops nothing.
+  const tls = new URL(tracesUrl).protocol === 'https:' ? readExportTls(env) : undefined;
   return {
     tracesUrl,
     protocol,

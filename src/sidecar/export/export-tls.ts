@@ -17,23 +17,27 @@ export interface ExportTls {
 
 /**
  * The TLS material `OTEL_EXPORTER_OTLP_CERTIFICATE`, `OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE` and
- * `OTEL_EXPORTER_OTLP_CLIENT_KEY` name (each overridden by its `OTEL_EXPORTER_OTLP_TRACES_*`
- * variant), or `undefined` when none is set. Every file is read and checked here, at start-up, so
- * a wrong path, a file that is not PEM, a key without its certificate or a key that belongs to
- * another certificate is a {@link ConfigurationError} naming the variable, not a TLS failure at
- * the first export.
+ * `OTEL_EXPORTER_OTLP_CLIENT_KEY` name (each overridden by its variant for `signal`,
+ * `OTEL_EXPORTER_OTLP_TRACES_*` or `OTEL_EXPORTER_OTLP_METRICS_*`), or `undefined` when none is
+ * set. Every file is read and checked here, at start-up, so a wrong path, a file that is not PEM
+ * (a DER file would be taken by the checks but ignored by TLS), a key without its certificate or
+ * a key that belongs to another certificate is a {@link ConfigurationError} naming the variable,
+ * not a TLS failure at the first export.
  */
-export function readExportTls(env: NodeJS.ProcessEnv): ExportTls | undefined {
-  const ca = readPem(env, 'CERTIFICATE');
-  const cert = readPem(env, 'CLIENT_CERTIFICATE');
-  const key = readPem(env, 'CLIENT_KEY');
+export function readExportTls(
+  env: NodeJS.ProcessEnv,
+  signal: 'TRACES' | 'METRICS' = 'TRACES',
+): ExportTls | undefined {
+  const ca = readPem(env, signal, 'CERTIFICATE');
+  const cert = readPem(env, signal, 'CLIENT_CERTIFICATE');
+  const key = readPem(env, signal, 'CLIENT_KEY');
   if (ca === undefined && cert === undefined && key === undefined) return undefined;
   if (ca !== undefined) certificateOf(ca);
   if ((cert === undefined) !== (key === undefined)) {
     const [given, missing] =
       cert === undefined ? [key!, 'CLIENT_CERTIFICATE'] : [cert, 'CLIENT_KEY'];
     throw new ConfigurationError(
-      `${given.variable} is set but OTEL_EXPORTER_OTLP_${missing} is not: mutual TLS needs both the client certificate and its key`,
+      `${given.variable} is set but neither OTEL_EXPORTER_OTLP_${signal}_${missing} nor OTEL_EXPORTER_OTLP_${missing} is: mutual TLS needs both the client certificate and its key`,
       { setting: given.variable },
     );
   }
@@ -52,6 +56,10 @@ export function readExportTls(env: NodeJS.ProcessEnv): ExportTls | undefined {
   };
 }
 
+/** PEM markers: `X509Certificate` and `createPrivateKey` take DER as well, which TLS ignores. */
+const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
+const PEM_BEGIN = '-----BEGIN ';
+
 /** A file a variable named, with where it came from for messages. */
 interface PemFile {
   readonly variable: string;
@@ -59,8 +67,8 @@ interface PemFile {
   readonly bytes: Buffer;
 }
 
-function readPem(env: NodeJS.ProcessEnv, name: string): PemFile | undefined {
-  let variable = `OTEL_EXPORTER_OTLP_TRACES_${name}`;
+function readPem(env: NodeJS.ProcessEnv, signal: string, name: string): PemFile | undefined {
+  let variable = `OTEL_EXPORTER_OTLP_${signal}_${name}`;
   let path = env[variable]?.trim();
   if (path === undefined || path === '') {
     variable = `OTEL_EXPORTER_OTLP_${name}`;
@@ -79,18 +87,22 @@ function readPem(env: NodeJS.ProcessEnv, name: string): PemFile | undefined {
 }
 
 function certificateOf(file: PemFile): X509Certificate {
+  const refused = (cause?: unknown): ConfigurationError =>
+    new ConfigurationError(`${file.variable}: ${file.path} is not a PEM certificate`, {
+      setting: file.variable,
+      ...(cause === undefined ? {} : { cause }),
+    });
+  if (!file.bytes.includes(PEM_CERTIFICATE)) throw refused();
   try {
     return new X509Certificate(file.bytes);
   } catch (error) {
-    throw new ConfigurationError(`${file.variable}: ${file.path} is not a PEM certificate`, {
-      setting: file.variable,
-      cause: error,
-    });
+    throw refused(error);
   }
 }
 
 function privateKeyOf(file: PemFile): KeyObject {
   try {
+    if (!file.bytes.includes(PEM_BEGIN)) throw new Error('no PEM block');
     return createPrivateKey(file.bytes);
   } catch (error) {
     throw new ConfigurationError(

@@ -1,14 +1,8 @@
 import type { MeterProvider as MeterProviderApi } from '@opentelemetry/api';
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
-import type {
-  AggregationOption,
-  AggregationTemporality,
-  InstrumentType,
-  PushMetricExporter,
-  ResourceMetrics,
-} from '@opentelemetry/sdk-metrics';
 import { ConfigurationError } from '../../errors/index.js';
+import { readExportTls, type ExportTls } from './export-tls.js';
+import { ReportingMetricExporter } from './reporting-metric-exporter.js';
 
 /** Where and how the sidecar exports metrics, from {@link resolveMetricsExport}. */
 export interface MetricsExportConfig {
@@ -16,6 +10,8 @@ export interface MetricsExportConfig {
   readonly protocol: 'http/protobuf' | 'http/json' | 'grpc';
   readonly intervalMs: number;
   readonly timeoutMs: number;
+  /** Certificates for an `https://` endpoint (`OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE`, …). */
+  readonly tls?: ExportTls;
 }
 
 /** Options for {@link startMetricsExport}. */
@@ -79,9 +75,12 @@ export function resolveMetricsExport(
     );
   }
   const intervalMs = milliseconds(env, 'OTEL_METRIC_EXPORT_INTERVAL', DEFAULT_INTERVAL_MS);
+  const url = metricsUrl(env, tracesUrl, protocol === 'grpc' && tracesProtocol === 'grpc');
+  const tls = new URL(url).protocol === 'https:' ? readExportTls(env, 'METRICS') : undefined;
   return {
-    url: metricsUrl(env, tracesUrl, protocol === 'grpc' && tracesProtocol === 'grpc'),
+    url,
     protocol,
+    ...(tls === undefined ? {} : { tls }),
     intervalMs,
     timeoutMs: Math.min(
       intervalMs,
@@ -98,7 +97,14 @@ export function resolveMetricsExport(
  */
 export async function startMetricsExport(options: MetricsExportOptions): Promise<MetricsExport> {
   const { config } = options;
-  const exporterOptions = { url: config.url, headers: options.headers };
+  const { tls } = config;
+  const exporterOptions = {
+    url: config.url,
+    headers: options.headers,
+    // Given here, not left to the exporter's own reading of the environment, so that they are
+    // the ones checked at start-up and `runSidecar`'s `env` is the environment that counts.
+    ...(tls === undefined ? {} : { httpAgentOptions: { ...tls } }),
+  };
   const { MeterProvider, PeriodicExportingMetricReader } = commonJs(
     await import('@opentelemetry/sdk-metrics'),
   );
@@ -107,9 +113,20 @@ export async function startMetricsExport(options: MetricsExportOptions): Promise
     const { OTLPMetricExporter } = commonJs(
       await import('@opentelemetry/exporter-metrics-otlp-grpc'),
     );
-    const metadata = new (commonJs(await import('@grpc/grpc-js')).Metadata)();
+    const grpc = commonJs(await import('@grpc/grpc-js'));
+    const metadata = new grpc.Metadata();
     for (const [key, value] of Object.entries(options.headers)) metadata.set(key, value);
-    exporter = new OTLPMetricExporter({ url: config.url, metadata });
+    const credentials =
+      tls === undefined
+        ? {}
+        : {
+            credentials: grpc.credentials.createSsl(
+              tls.ca ?? null,
+              tls.key ?? null,
+              tls.cert ?? null,
+            ),
+          };
+    exporter = new OTLPMetricExporter({ url: config.url, metadata, ...credentials });
   } else if (config.protocol === 'http/json') {
     const { OTLPMetricExporter } = commonJs(
       await import('@opentelemetry/exporter-metrics-otlp-http'),
@@ -121,7 +138,7 @@ export async function startMetricsExport(options: MetricsExportOptions): Promise
     );
     exporter = new OTLPMetricExporter(exporterOptions);
   }
-  const reporting = new ReportingExporter(exporter, config.url, options.log);
+  const reporting = new ReportingMetricExporter(exporter, config.url, options.log);
   const reader = new PeriodicExportingMetricReader({
     exporter: reporting,
     exportIntervalMillis: config.intervalMs,
@@ -135,6 +152,7 @@ export async function startMetricsExport(options: MetricsExportOptions): Promise
     url: config.url,
     protocol: config.protocol,
     shutdown(shutdownTimeoutMs: number): Promise<void> {
+      reporting.closing();
       stopped ??= provider
         .shutdown({ timeoutMillis: Math.max(1, shutdownTimeoutMs) })
         .catch(() => undefined);
@@ -144,68 +162,6 @@ export async function startMetricsExport(options: MetricsExportOptions): Promise
       return reporting.failure;
     },
   };
-}
-
-/** What the three OTLP metric exporters have: the reader asks them for temporality and aggregation. */
-type OtlpMetricExporter = Required<PushMetricExporter>;
-
-/**
- * The OTLP exporter, saying on the sidecar's log when exports start failing (once, with the
- * endpoint's error) and when they work again, as span export does: the SDK's reader otherwise
- * drops a failed export without a word, and a sidecar whose collector is down would only show
- * it by waiting out its shutdown timeout.
- */
-class ReportingExporter implements PushMetricExporter {
-  readonly #inner: OtlpMetricExporter;
-  readonly #url: string;
-  readonly #log: (line: string) => void;
-  #failure: string | undefined;
-
-  constructor(inner: OtlpMetricExporter, url: string, log: (line: string) => void) {
-    this.#inner = inner;
-    this.#url = url;
-    this.#log = log;
-  }
-
-  get failure(): string | undefined {
-    return this.#failure;
-  }
-
-  export(metrics: ResourceMetrics, resultCallback: (result: ExportResult) => void): void {
-    this.#inner.export(metrics, (result) => {
-      if (result.code === ExportResultCode.SUCCESS) {
-        if (this.#failure !== undefined) {
-          this.#log(`tooltrace sidecar: metrics export to ${this.#url} works again`);
-        }
-        this.#failure = undefined;
-      } else {
-        const reason = result.error?.message || 'the export failed';
-        if (this.#failure === undefined) {
-          this.#log(
-            `tooltrace sidecar: metrics export to ${this.#url} failed (${reason}); trying again at the next interval`,
-          );
-        }
-        this.#failure = reason;
-      }
-      resultCallback(result);
-    });
-  }
-
-  forceFlush(): Promise<void> {
-    return this.#inner.forceFlush();
-  }
-
-  shutdown(): Promise<void> {
-    return this.#inner.shutdown();
-  }
-
-  selectAggregationTemporality(instrumentType: InstrumentType): AggregationTemporality {
-    return this.#inner.selectAggregationTemporality(instrumentType);
-  }
-
-  selectAggregation(instrumentType: InstrumentType): AggregationOption {
-    return this.#inner.selectAggregation(instrumentType);
-  }
 }
 
 function metricsUrl(env: NodeJS.ProcessEnv, tracesUrl: string, sameGrpcServer: boolean): string {

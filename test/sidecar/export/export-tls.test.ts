@@ -4,9 +4,19 @@ import {
   SimpleSpanProcessor,
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
-import { afterEach, describe, expect, it } from 'vitest';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/errors/index.js';
-import { createTraceExporter, resolveExportConfig } from '../../../src/sidecar/export/index.js';
+import {
+  createTraceExporter,
+  resolveExportConfig,
+  resolveMetricsExport,
+  startMetricsExport,
+} from '../../../src/sidecar/export/index.js';
+import { detectResource } from '../../../src/sidecar/pipeline/detect-resource.js';
 import {
   startOtlpGrpcReceiver,
   startOtlpReceiver,
@@ -32,6 +42,12 @@ const MUTUAL_TLS = {
 };
 
 const portOf = (url: string): number => Number(new URL(url).port);
+
+/** The test CA in DER: the same certificate, in the form TLS silently ignores as `ca`. */
+const DER_CA = join(mkdtempSync(join(tmpdir(), 'tooltrace-tls-')), 'ca.der');
+writeFileSync(DER_CA, new X509Certificate(readFileSync(TLS_FILES.ca)).raw);
+
+afterAll(() => rmSync(dirname(DER_CA), { recursive: true, force: true }));
 
 describe('export over TLS, configured by the OpenTelemetry certificate variables', () => {
   const closing: { close(): Promise<void> }[] = [];
@@ -98,6 +114,40 @@ describe('export over TLS, configured by the OpenTelemetry certificate variables
     expect(front.clients).toEqual(['tooltrace sidecar']);
   });
 
+  it('exports metrics over https with the metrics variables, checked like the traces ones', async () => {
+    const [receiver, front] = await httpBehindTls(true);
+    const env = {
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `${front.url}/v1/metrics`,
+      // The test receiver decodes metrics in OTLP/JSON.
+      OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE: TLS_FILES.ca,
+      OTEL_EXPORTER_OTLP_METRICS_CLIENT_CERTIFICATE: TLS_FILES.clientCert,
+      OTEL_EXPORTER_OTLP_METRICS_CLIENT_KEY: TLS_FILES.clientKey,
+    };
+    const config = resolveMetricsExport(env, 'http://unused:4318/v1/traces', 'http/protobuf')!;
+    const metrics = await startMetricsExport({
+      config,
+      headers: {},
+      resource: await detectResource({ 'service.name': 'tls-test' }),
+      observe: (provider) => provider.getMeter('tls-test').createCounter('tls.test.count').add(3),
+      log: () => {},
+    });
+    await metrics.shutdown(5000);
+    expect(metrics.failure).toBeUndefined();
+    expect(receiver.metrics.filter((point) => point.name === 'tls.test.count')).toEqual([
+      expect.objectContaining({ value: 3 }),
+    ]);
+    expect(front.clients).toEqual(['tooltrace sidecar']);
+
+    expect(() =>
+      resolveMetricsExport(
+        { ...env, OTEL_EXPORTER_OTLP_METRICS_CLIENT_KEY: TLS_FILES.serverKey },
+        'http://unused:4318/v1/traces',
+        'http/protobuf',
+      ),
+    ).toThrow(`OTEL_EXPORTER_OTLP_METRICS_CLIENT_KEY: ${TLS_FILES.serverKey} is not the key`);
+  });
+
   describe('refuses at start-up, naming the variable', () => {
     const configFor = (env: NodeJS.ProcessEnv) => () =>
       resolveExportConfig({ endpoint: 'https://collector:4318' }, env);
@@ -116,7 +166,17 @@ describe('export over TLS, configured by the OpenTelemetry certificate variables
       [
         'a client key without its certificate',
         { OTEL_EXPORTER_OTLP_CLIENT_KEY: TLS_FILES.clientKey },
-        'OTEL_EXPORTER_OTLP_CLIENT_KEY is set but OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE is not',
+        'OTEL_EXPORTER_OTLP_CLIENT_KEY is set but neither OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE nor OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE is',
+      ],
+      [
+        'a traces client certificate without its key',
+        { OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE: TLS_FILES.clientCert },
+        'OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE is set but neither OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY nor OTEL_EXPORTER_OTLP_CLIENT_KEY is',
+      ],
+      [
+        'a certificate in DER, which TLS would ignore',
+        { OTEL_EXPORTER_OTLP_CERTIFICATE: DER_CA },
+        `OTEL_EXPORTER_OTLP_CERTIFICATE: ${DER_CA} is not a PEM certificate`,
       ],
       [
         'a certificate as the client key',
@@ -131,6 +191,14 @@ describe('export over TLS, configured by the OpenTelemetry certificate variables
     ])('%s', (_what, env, message) => {
       expect(configFor(env)).toThrow(ConfigurationError);
       expect(configFor(env)).toThrow(message);
+    });
+
+    it('but reads none of them for an http:// endpoint, which does not use them', () => {
+      const config = resolveExportConfig(
+        { endpoint: 'http://collector:4318' },
+        { OTEL_EXPORTER_OTLP_CERTIFICATE: '/nonexistent/ca.pem' },
+      );
+      expect(config.tls).toBeUndefined();
     });
   });
 });
