@@ -1,11 +1,25 @@
 #!/usr/bin/env node
 import { runCli } from './cli/run-cli.js';
 
+quietWhenReaderLeaves();
 process.exitCode = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
 });
 exitOnceWritten();
+
+/**
+ * A reader that went away is not an error of the command: `tooltrace view journal | head` ends
+ * quietly with 0 once `head` has its lines, instead of dying on EPIPE with a stack trace, and a
+ * sidecar whose standard error was closed goes on exporting without its log.
+ */
+function quietWhenReaderLeaves(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(0);
+  });
+  process.stderr.on('error', () => {});
+}
 
 /**
  * The command is over when `runCli` returns: the process ends as soon as standard output and

@@ -9,6 +9,7 @@ import { DerivedIdGenerator } from '../otel/index.js';
 import {
   createTraceExporter,
   parseKeyValueList,
+  ReliableSpanProcessor,
   resolveExportConfig,
 } from '../sidecar/export/index.js';
 import { detectResource } from '../sidecar/pipeline/index.js';
@@ -74,9 +75,10 @@ export async function startTraceSink(options: TraceSinkOptions): Promise<TraceSi
     'service.name': env.OTEL_SERVICE_NAME ?? options.serviceName,
   });
   const receiver = await startOtlpReceiver();
-  const embedded = new BatchSpanProcessor(new OTLPTraceExporter({ url: receiver.tracesUrl }), {
-    scheduledDelayMillis: 50,
-  });
+  // The sidecar's processor, not the stock batch one: a journal is replayed in one go, and the
+  // stock processor drops what ends past its queue of 2,048 spans before it can export (a
+  // 3,000-call journal lost 440 calls and `view` then gave up waiting for them).
+  const embedded = new ReliableSpanProcessor(new OTLPTraceExporter({ url: receiver.tracesUrl }));
   const processors: SpanProcessor[] = [embedded];
   let externalExporter: CountingExporter | undefined;
   let externalProcessor: SpanProcessor | undefined;

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,8 @@ import { EventBus } from '../../src/index.js';
 import { forwardEvents } from '../../src/forward/index.js';
 import { startOtlpReceiver } from '../../src/testing/index.js';
 import { nexusJournal } from '../sidecar/nexus-journal.js';
-import { childEnv, rowOf, runCli, SCENARIO_TOOLS, waterfallOf } from './cli-process.js';
+import { childEnv, rowOf, runCli, SCENARIO_TOOLS, startCli, waterfallOf } from './cli-process.js';
+import { journalText } from '../sidecar/journal-lines.js';
 
 let directory: string;
 /** The demo's own waterfall and its `--out` file, made once by a `tooltrace demo` process. */
@@ -101,6 +103,28 @@ const NEXUS_JOURNAL = [
 ].map((line) => JSON.stringify(line));
 
 describe('tooltrace view', () => {
+  it('draws every call of a journal longer than the stock batch queue (3,000 calls, 36,000 lines)', async () => {
+    const journal = await file('long.jsonl', journalText({ calls: 3000 }));
+    const view = await runCli(['view', journal]);
+    expect(view.stderr).toBe('');
+    expect(view.code).toBe(0);
+    const waterfall = waterfallOf(view.stdout);
+    expect(waterfall[0]).toMatch(/ 3000 spans /);
+    expect(waterfall.filter((line) => line.includes('execute_tool search'))).toHaveLength(3000);
+  });
+
+  it('ends quietly with 0 when its reader leaves early (`tooltrace view journal | head`)', async () => {
+    const journal = await file('long-again.jsonl', journalText({ calls: 3000 }));
+    const child = startCli(['view', journal]);
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    // Like `head -1`: one chunk of the waterfall, then the pipe is closed.
+    child.stdout!.once('data', () => child.stdout!.destroy());
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+
   describe('an OTLP JSON file', () => {
     it("draws the demo's --out file as the same waterfall the demo drew", async () => {
       const run = await runCli(['view', otlpFile]);

@@ -80,11 +80,14 @@ describe('tooltrace sidecar --file', () => {
   it('waits for a file that does not exist yet', async () => {
     const sidecar = follow();
     // Started, and following a path with no file behind it yet.
-    await sidecar.waitForStderr(/exporting to/);
+    await sidecar.waitForStderr(/does not exist yet; waiting for it/);
+    expect(sidecar.stderr()).toContain(`${journal} does not exist yet; waiting for it`);
     expect(sidecar.child.exitCode).toBeNull();
     writeFileSync(journal, journalText({ calls: 4 }));
 
     await waitForCalls(4);
+    // Said once, however many polls found nothing.
+    expect(sidecar.stderr().match(/does not exist yet/g)).toHaveLength(1);
   });
 
   it('writes the checkpoint atomically, always at a line boundary', async () => {

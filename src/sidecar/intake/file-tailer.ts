@@ -58,6 +58,8 @@ export interface FileTailerOptions {
   onRotatedEnd: () => void;
   /** While it returns true, reading waits (intake pushes back on a full export queue). */
   isPaused: () => boolean;
+  /** Called once when the file is not there at the first attempt to open it (it is waited for). */
+  onWaiting?: () => void;
   /**
    * A read error other than the file being absent (which is waited out, like `tail -F`). The
    * tailer retries at the next poll; it reports the same message only once in a row.
@@ -98,6 +100,7 @@ export class FileTailer {
   #wake: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
   #lastError = '';
+  #waitingReported = false;
 
   constructor(options: FileTailerOptions) {
     this.#options = options;
@@ -185,8 +188,13 @@ export class FileTailer {
     try {
       handle = await open(this.#options.path, 'r');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-      throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // Missing after a rotation is the normal gap before the new file: only the first is told.
+      if (this.#inode === -1 && !this.#waitingReported) {
+        this.#waitingReported = true;
+        this.#options.onWaiting?.();
+      }
+      return false;
     }
     try {
       const info = await handle.stat();

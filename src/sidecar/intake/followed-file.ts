@@ -67,6 +67,8 @@ export class FollowedFile {
         this.#rotatedSource = undefined;
       },
       isPaused: options.isPaused,
+      onWaiting: () =>
+        options.log(`tooltrace sidecar: ${options.path} does not exist yet; waiting for it`),
       onError: (error) =>
         options.log(`tooltrace sidecar: cannot read ${options.path}: ${String(error)}`),
     });
