@@ -10,13 +10,14 @@ exitOnceWritten();
 
 /**
  * A reader that went away is not an error of the command: `tooltrace view journal | head` ends
- * quietly with 0 once `head` has its lines, instead of dying on EPIPE with a stack trace, and a
- * sidecar whose standard error was closed goes on exporting without its log.
+ * quietly with the command's own exit code once `head` has its lines, instead of dying on EPIPE
+ * with a stack trace. What is left to print is dropped, while the command still finishes its work
+ * (the demo's export to a collector); a sidecar whose standard error was closed goes on exporting
+ * without its log.
  */
 function quietWhenReaderLeaves(): void {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;
-    process.exit(0);
   });
   process.stderr.on('error', () => {});
 }
