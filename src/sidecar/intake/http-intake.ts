@@ -18,6 +18,8 @@ import { HTTP_INTAKE_DEFAULTS, type HttpIntakeOptions } from './http-intake-opti
 
 const gunzipAsync = promisify(gunzip);
 
+/** How long a turned-away client's body is still read before its connection is cut. */
+const TURN_AWAY_MS = 1000;
 const NDJSON_TYPES = new Set([
   'application/x-ndjson',
   'application/ndjson',
@@ -152,13 +154,13 @@ export class HttpIntake {
     } else if (path === '/v1/events' && request.method === 'POST') {
       this.#receive(request, response);
     } else if (path === '/v1/events') {
-      this.#readThenRefuse(request, response, {
+      this.#refuseRoute(request, response, {
         status: 405,
         message: 'use POST to send events',
         headers: { Allow: 'POST' },
       });
     } else {
-      this.#readThenRefuse(request, response, {
+      this.#refuseRoute(request, response, {
         status: 404,
         message: `no route for ${request.method ?? ''} ${path ?? ''}`,
       });
@@ -193,7 +195,8 @@ export class HttpIntake {
     const client = this.#clientOf(request) ?? '';
     const early = this.#check(request);
     if (early !== undefined) {
-      this.#readThenRefuse(request, response, early);
+      if (early.status === 401) this.#turnAway(request, response, early);
+      else this.#readThenRefuse(request, response, early);
       return;
     }
     const chunks: Buffer[] = [];
@@ -308,6 +311,28 @@ export class HttpIntake {
     }, this.#bodyTimeoutMs);
     timer.unref();
     return () => clearTimeout(timer);
+  }
+
+  /** A wrong route: read politely for a client with a valid token, turned away otherwise. */
+  #refuseRoute(request: IncomingMessage, response: ServerResponse, refusal: Refusal): void {
+    if (this.#clientOf(request) === undefined) this.#turnAway(request, response, refusal);
+    else this.#readThenRefuse(request, response, refusal);
+  }
+
+  /**
+   * Answers a client without a valid token at once and closes the connection, reading what
+   * arrives meanwhile for at most {@link TURN_AWAY_MS} so the answer is likely seen. Its
+   * connection stops counting as busy right away: reading its body the polite way would let
+   * anyone without a token hold a connection slot for the whole body timeout, and enough of them
+   * would turn away the probes and the real clients.
+   */
+  #turnAway(request: IncomingMessage, response: ServerResponse, refusal: Refusal): void {
+    const socket = request.socket;
+    this.#limiter.idle(socket);
+    response.setHeader('Connection', 'close');
+    this.#refuse(response, refusal);
+    request.resume();
+    setTimeout(() => socket.destroy(), TURN_AWAY_MS).unref();
   }
 
   /**

@@ -91,6 +91,40 @@ describe('tooltrace sidecar --listen limits', () => {
     await Promise.all(idle.map((connection) => connection.closed));
   });
 
+  it('turns clients without a token away at once, so slow bodies of theirs lock out no one', async () => {
+    const sidecar = listen(['--token', 'sekrit', '--max-connections', '8']);
+    const url = await sidecar.listenUrl();
+    // More slow senders than connection slots, none with the token, each promising a body it
+    // never sends: read politely, each would hold its slot for the whole --body-timeout (30 s).
+    const intruders = await Promise.all(
+      Array.from({ length: 12 }, async (_, index) => {
+        const connection = await openRaw(url);
+        const path = index % 2 === 0 ? '/v1/events' : '/anything';
+        connection.socket.write(
+          `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n` +
+            `Authorization: Bearer wrong\r\nContent-Length: 100000\r\n\r\n{"s`,
+        );
+        return connection;
+      }),
+    );
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    const events = await fetch(`${url}/v1/events`, {
+      method: 'POST',
+      headers: { ...NDJSON, authorization: 'Bearer sekrit' },
+      body: journalText({ calls: 2 }),
+    });
+    expect(events.status).toBe(200);
+    await testbed.receiver.waitForSpans(2);
+    // Each was answered and cut off (or made room for another before its answer).
+    await Promise.all(intruders.map((connection) => connection.closed));
+    for (const connection of intruders) {
+      expect(connection.received()).toMatch(/^$|^HTTP\/1\.1 (401|404) /);
+    }
+    expect(intruders.filter((connection) => connection.received() !== '').length).toBeGreaterThan(
+      0,
+    );
+  });
+
   it('answers /healthz within 100 ms while a 16 MiB body is replayed', async () => {
     const sidecar = listen([]);
     const url = await sidecar.listenUrl();
