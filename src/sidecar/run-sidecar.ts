@@ -7,6 +7,7 @@ import {
   EventPipeline,
   SidecarMetrics,
   traceSidecarBus,
+  withoutUrlCredentials,
 } from './pipeline/index.js';
 import { VERSION } from '../version.js';
 import type { SidecarOptions } from './sidecar-options.js';
@@ -54,7 +55,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
   );
   const sink = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   // Lines carry input (tool names, paths, an endpoint's error text): one line, escaped, bounded.
-  const log = (line: string): void => sink(printable(line));
+  const log = (line: string): void => sink(printable(withoutUrlCredentials(line)));
   const checkpointing = settings.checkpoint !== undefined;
   const metrics = new SidecarMetrics();
   // Replayed events carry their causation: no dispatch frame is needed to give them any.

@@ -94,4 +94,23 @@ describe('tooltrace sidecar: the resource of exported spans', () => {
     );
     expect(JSON.stringify(args)).not.toContain('s3cret');
   });
+
+  it('masks the credentials of an endpoint URL on the command line and in the log', async () => {
+    const endpoint = testbed.receiver.url.replace('://', '://agent:s3cret@');
+    const sidecar = startSidecar(['--stdin', '--otlp-endpoint', endpoint], {
+      input: journalText({ calls: 1 }),
+      env: { OTEL_METRICS_EXPORTER: 'none' },
+    });
+    expect(await sidecar.exited).toEqual({ code: 0, signal: null });
+    const masked = testbed.receiver.url.replace('://', '://***@');
+    expect(sidecar.stderr()).toContain(`exporting to ${masked}/v1/traces`);
+    expect(sidecar.stderr()).not.toContain('s3cret');
+    const args = testbed.receiver.spans[0]!.resource['process.command_args'] as string[];
+    expect(args).toEqual(expect.arrayContaining(['--otlp-endpoint', masked]));
+    expect(JSON.stringify(args)).not.toContain('s3cret');
+    // The credentials themselves still went to the endpoint.
+    expect(testbed.receiver.requests[0]!.headers.authorization).toBe(
+      `Basic ${Buffer.from('agent:s3cret').toString('base64')}`,
+    );
+  });
 });

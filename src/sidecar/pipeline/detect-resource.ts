@@ -7,6 +7,7 @@ import {
   serviceInstanceIdDetector,
   type Resource,
 } from '@opentelemetry/resources';
+import { withoutUrlCredentials } from './url-credentials.js';
 
 /** Flags whose value is a secret (`--token T`, `--otlp-header authorization=…`). */
 const SECRET_FLAGS = new Set(['--token', '--otlp-header']);
@@ -35,13 +36,16 @@ export async function detectResource(attributes: Record<string, string>): Promis
     .merge(resourceFromAttributes(attributes));
 }
 
-/** `args` with the value of every secret flag (`--token X`, `--token=X`) replaced by `***`. */
+/**
+ * `args` with the value of every secret flag (`--token X`, `--token=X`) replaced by `***`, and the
+ * credentials of any URL (`--otlp-endpoint https://user:secret@…`) masked.
+ */
 function maskSecrets(args: readonly string[]): string[] {
   return args.map((arg, index) => {
     const equals = arg.indexOf('=');
     if (arg.startsWith('--') && equals > 0 && SECRET_FLAGS.has(arg.slice(0, equals))) {
       return `${arg.slice(0, equals)}=***`;
     }
-    return index > 0 && SECRET_FLAGS.has(args[index - 1]!) ? '***' : arg;
+    return index > 0 && SECRET_FLAGS.has(args[index - 1]!) ? '***' : withoutUrlCredentials(arg);
   });
 }

@@ -6,6 +6,7 @@ export { EventPipeline } from './event-pipeline.js';
 export type { EventPipelineOptions, LineSource } from './event-pipeline.js';
 export type { IntakeOutcome } from './intake-outcome.js';
 export { detectResource } from './detect-resource.js';
+export { withoutUrlCredentials } from './url-credentials.js';
 export { traceSidecarBus } from './sidecar-tracing.js';
 export type { SidecarTracingOptions } from './sidecar-tracing.js';
 export { CheckpointTracker } from './checkpoint-tracker.js';
