@@ -49,9 +49,14 @@ function describeFlagError(
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const option = options[flag.replace(/^-+/, '')];
-    return option?.type === 'boolean'
-      ? `${flag} takes no value ${help}`
-      : `${flag} needs a value ${help}`;
+    if (option?.type === 'boolean') return `${flag} takes no value ${help}`;
+    // `--shutdown-timeout -1s`: parseArgs reads the value as a flag of its own.
+    const args = config.args ?? [];
+    const next = args[args.indexOf(flag) + 1];
+    if (next?.startsWith('-') === true && !/^--?[a-z]/i.test(next)) {
+      return `${flag} needs a value; '${next}' was taken for a flag (write ${flag}=${next}) ${help}`;
+    }
+    return `${flag} needs a value ${help}`;
   }
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
     const argument = /'([^']*)'/.exec(error.message)?.[1] ?? '';

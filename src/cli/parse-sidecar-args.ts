@@ -63,20 +63,36 @@ Exit codes: 0 everything delivered; 2 bad flag or setting; 3 the endpoint refuse
 good (status not retried, or partial_success); 4 spans not delivered by the shutdown timeout.
 `;
 
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)?$/;
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000 } as const;
+/** One part of a duration: a number and its unit (`1h30m` has two). */
+const DURATION_PART = /(\d+(?:\.\d+)?)(ms|h|m|s)/y;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 
-/** A duration flag: `500`, `500ms`, `10s` or `2m`; a bare number is milliseconds. */
+/**
+ * A duration flag: `500`, `500ms`, `10s`, `2m`, `1h` or a sum such as `1m30s`; a bare number is
+ * milliseconds.
+ */
 function duration(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  const match = DURATION.exec(text.trim());
-  if (match === null) {
-    throw new ConfigurationError(
-      `--${flag} must be a duration such as 500ms, 10s or 2m, got '${text}'`,
-      { setting: `--${flag}` },
-    );
+  const trimmed = text.trim();
+  if (trimmed === '') {
+    throw new ConfigurationError(`--${flag} must be a duration such as 500ms or 10s, got ''`, {
+      setting: `--${flag}`,
+    });
   }
-  return Math.round(Number(match[1]) * UNIT_MS[(match[2] ?? 'ms') as keyof typeof UNIT_MS]);
+  if (/^\d+(?:\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed));
+  let total = 0;
+  DURATION_PART.lastIndex = 0;
+  while (DURATION_PART.lastIndex < trimmed.length) {
+    const match = DURATION_PART.exec(trimmed);
+    if (match === null) {
+      throw new ConfigurationError(
+        `--${flag} must be a duration such as 500ms, 10s, 2m, 1h or 1m30s, got '${text}'`,
+        { setting: `--${flag}` },
+      );
+    }
+    total += Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+  }
+  return Math.round(total);
 }
 
 /** The result of parsing `tooltrace sidecar` arguments. */

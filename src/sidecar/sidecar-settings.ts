@@ -1,7 +1,12 @@
 import type { Readable } from 'node:stream';
 import { ConfigurationError } from '../errors/index.js';
 import type { TraceBy } from '../otel/index.js';
-import { parseKeyValueList, resolveExportConfig, type ExportConfig } from './export/index.js';
+import {
+  MAX_DELAY_MS,
+  parseKeyValueList,
+  resolveExportConfig,
+  type ExportConfig,
+} from './export/index.js';
 import {
   isLoopbackHost,
   parseClientToken,
@@ -82,14 +87,22 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
       setting: '--checkpoint-reset',
     });
   }
-  for (const [setting, value] of [
-    ['--header-timeout', options.headersTimeoutMs],
-    ['--body-timeout', options.bodyTimeoutMs],
+  // [flag, value, least]: every duration named by its flag, from its least to what timers take.
+  for (const [setting, value, least] of [
+    ['--header-timeout', options.headersTimeoutMs, 100],
+    ['--body-timeout', options.bodyTimeoutMs, 100],
+    ['--idle-timeout', options.idleTimeoutMs, 1],
+    ['--live-interval', options.liveIntervalMs, 10],
+    ['--max-retry-after', options.maxRetryAfterMs, 0],
+    ['--shutdown-timeout', options.shutdownTimeoutMs, 0],
+    ['--status-interval', options.statusIntervalMs, 0],
+    ['checkpointIntervalMs', options.checkpointIntervalMs, 1],
   ] as const) {
-    if (value !== undefined && !(value >= 100)) {
-      throw new ConfigurationError(`${setting} must be at least 100ms, got ${value}ms`, {
-        setting,
-      });
+    if (value !== undefined && !(value >= least && value <= MAX_DELAY_MS)) {
+      throw new ConfigurationError(
+        `${setting} must be from ${least}ms to ${MAX_DELAY_MS}ms (about 24 days), got ${value}ms`,
+        { setting },
+      );
     }
   }
   const tokens = tokensOf(options, env);

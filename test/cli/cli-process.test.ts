@@ -53,7 +53,7 @@ describe('tooltrace (the built CLI, as a user runs it)', () => {
       ],
       [
         ['sidecar', '--stdin', '--idle-timeout', 'soon'],
-        /^tooltrace sidecar: --idle-timeout must be a duration such as 500ms, 10s or 2m, got 'soon'\n$/,
+        /^tooltrace sidecar: --idle-timeout must be a duration such as 500ms, 10s, 2m, 1h or 1m30s, got 'soon'\n$/,
       ],
     ])('%j is named on one line with what is accepted, exit 2', async (argv, message) => {
       const result = await runCli(argv);

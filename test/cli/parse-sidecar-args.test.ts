@@ -86,11 +86,28 @@ describe('parseSidecarArgs()', () => {
     });
   });
 
-  it('reads a bare duration as milliseconds', () => {
+  it('reads a bare duration as milliseconds, and hours and sums of units', () => {
     expect(parseSidecarArgs(['--shutdown-timeout', '250'])).toEqual({
       help: false,
       options: { shutdownTimeoutMs: 250 },
     });
+    const ms = (text: string) => {
+      const parsed = parseSidecarArgs(['--idle-timeout', text]);
+      return parsed.help ? undefined : parsed.options.idleTimeoutMs;
+    };
+    expect(ms('1h')).toBe(3_600_000);
+    expect(ms('1m30s')).toBe(90_000);
+    expect(ms('1h0m2s500ms')).toBe(3_602_500);
+    expect(ms('1.5s')).toBe(1500);
+    for (const bad of ['', '1m30', 'm', '1d', '30s1']) {
+      expect(() => ms(bad), bad).toThrow(/--idle-timeout must be a duration/);
+    }
+    expect(() => ms('-1s')).toThrow(
+      "--idle-timeout needs a value; '-1s' was taken for a flag (write --idle-timeout=-1s)",
+    );
+    expect(() => parseSidecarArgs(['--idle-timeout=-1s'])).toThrow(
+      /--idle-timeout must be a duration .* got '-1s'/,
+    );
   });
 
   it('answers --help and -h', () => {

@@ -49,7 +49,20 @@ describe('tooltrace sidecar (command)', () => {
     expect(reset.stderr).toMatch(/--checkpoint-reset needs --checkpoint/);
     const hurried = await cli(['sidecar', '--listen', '127.0.0.1:0', '--body-timeout', '5ms']);
     expect(hurried.code).toBe(2);
-    expect(hurried.stderr).toMatch(/--body-timeout must be at least 100ms, got 5ms/);
+    expect(hurried.stderr).toMatch(/--body-timeout must be from 100ms to 2147483647ms .*, got 5ms/);
+  });
+
+  it('exits 2 for durations longer than a timer can wait (they would fire after 1 ms)', async () => {
+    for (const [flag, value, ms] of [
+      ['--shutdown-timeout', '36000m', 2_160_000_000],
+      ['--status-interval', '600h', 2_160_000_000],
+      ['--idle-timeout', '0', 0],
+    ] as const) {
+      const result = await cli(['sidecar', '--stdin', flag, value]);
+      expect(result.code, flag).toBe(2);
+      expect(result.stderr).toContain(`${flag} must be from `);
+      expect(result.stderr).toContain(`got ${ms}ms`);
+    }
   });
 
   it('exits 2 naming the line of a token file without a name, and keeps its secret out', async () => {

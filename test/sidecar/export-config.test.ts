@@ -152,6 +152,22 @@ describe('sidecar export configuration', () => {
       /OTEL_EXPORTER_OTLP_HEADERS/,
     );
     await expect(refuse({}, { stdin: false })).rejects.toThrow(/at least one source/);
+    // Timeouts and intervals a timer cannot wait (it would fire after 1 ms), and non-numbers.
+    await expect(refuse({ OTEL_EXPORTER_OTLP_TIMEOUT: 'abc' })).rejects.toThrow(
+      "OTEL_EXPORTER_OTLP_TIMEOUT must be a number of milliseconds from 1 to 2147483647, got 'abc'",
+    );
+    await expect(refuse({ OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '9999999999' })).rejects.toThrow(
+      "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT must be a number of milliseconds from 1 to 2147483647, got '9999999999'",
+    );
+    await expect(refuse({ OTEL_METRIC_EXPORT_INTERVAL: '9999999999' })).rejects.toThrow(
+      "OTEL_METRIC_EXPORT_INTERVAL must be a number of milliseconds from 1 to 2147483647, got '9999999999'",
+    );
+  });
+
+  it('takes the protocol in any case, as OTEL_METRICS_EXPORTER', () => {
+    expect(resolveExportConfig({}, { OTEL_EXPORTER_OTLP_PROTOCOL: 'HTTP/JSON' }).protocol).toBe(
+      'http/json',
+    );
   });
 
   it('bounds Retry-After by --max-retry-after, 60 s unless set', () => {

@@ -42,6 +42,13 @@ export interface ExportOverrides {
   maxRetryAfterMs?: number;
 }
 
+/**
+ * The longest delay Node's timers take (2^31 - 1 ms, about 24.8 days): a longer one fires after
+ * 1 ms instead, so a week-long timeout would time out at once and a year-long interval would run
+ * a thousand times a second. Every duration setting is checked against it.
+ */
+export const MAX_DELAY_MS = 2_147_483_647;
+
 const DEFAULT_HTTP_ENDPOINT = 'http://localhost:4318';
 const DEFAULT_GRPC_ENDPOINT = 'http://localhost:4317';
 
@@ -61,7 +68,7 @@ export function resolveExportConfig(
     return value === undefined || value.trim() === '' ? undefined : value.trim();
   };
 
-  const protocolText = overrides.protocol ?? pick('PROTOCOL') ?? 'http/protobuf';
+  const protocolText = (overrides.protocol ?? pick('PROTOCOL') ?? 'http/protobuf').toLowerCase();
   if (!PROTOCOLS.includes(protocolText)) {
     throw new ConfigurationError(
       `OTLP protocol '${protocolText}' is not supported: use http/protobuf, http/json or grpc`,
@@ -101,10 +108,15 @@ export function resolveExportConfig(
   const timeoutText = pick('TIMEOUT');
   const timeoutMs =
     overrides.timeoutMs ?? (timeoutText === undefined ? 10_000 : Number(timeoutText));
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    throw new ConfigurationError(`OTLP timeout must be a positive number of milliseconds`, {
-      setting: 'OTEL_EXPORTER_OTLP_TIMEOUT',
-    });
+  if (!(timeoutMs > 0 && timeoutMs <= MAX_DELAY_MS)) {
+    const setting =
+      env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT?.trim() === timeoutText && timeoutText !== undefined
+        ? 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT'
+        : 'OTEL_EXPORTER_OTLP_TIMEOUT';
+    throw new ConfigurationError(
+      `${setting} must be a number of milliseconds from 1 to ${MAX_DELAY_MS}, got '${timeoutText ?? timeoutMs}'`,
+      { setting },
+    );
   }
 
   const headers = {

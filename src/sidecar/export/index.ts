@@ -7,7 +7,7 @@ export type {
   ReliableSpanProcessorOptions,
   ReliableSpanProcessorStats,
 } from './reliable-span-processor.js';
-export { createTraceExporter, resolveExportConfig } from './export-config.js';
+export { createTraceExporter, MAX_DELAY_MS, resolveExportConfig } from './export-config.js';
 export { parseHeaders, parseKeyValueList } from './key-value-list.js';
 export type { ExportConfig, ExportOverrides, OtlpProtocol } from './export-config.js';
 export type { ExportTls } from './export-tls.js';

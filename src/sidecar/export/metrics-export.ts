@@ -1,6 +1,7 @@
 import type { MeterProvider as MeterProviderApi } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import { ConfigurationError } from '../../errors/index.js';
+import { MAX_DELAY_MS } from './export-config.js';
 import { readExportTls, type ExportTls } from './export-tls.js';
 import { ReportingMetricExporter } from './reporting-metric-exporter.js';
 
@@ -67,7 +68,7 @@ export function resolveMetricsExport(
       { setting: 'OTEL_METRICS_EXPORTER' },
     );
   }
-  const protocol = env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL?.trim() || tracesProtocol;
+  const protocol = env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL?.trim().toLowerCase() || tracesProtocol;
   if (protocol !== 'http/protobuf' && protocol !== 'http/json' && protocol !== 'grpc') {
     throw new ConfigurationError(
       `OTLP metrics protocol '${protocol}' is not supported: use http/protobuf, http/json or grpc`,
@@ -188,9 +189,9 @@ function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): n
   const text = env[name]?.trim();
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0) {
+  if (!(value > 0 && value <= MAX_DELAY_MS)) {
     throw new ConfigurationError(
-      `${name} must be a positive number of milliseconds, got '${text}'`,
+      `${name} must be a number of milliseconds from 1 to ${MAX_DELAY_MS}, got '${text}'`,
       {
         setting: name,
       },
