@@ -5,6 +5,7 @@ import { traceToolCalls } from '../otel/index.js';
 import { decodeTraceRequest, type ReceivedSpan } from '../testing/index.js';
 import { EventPipeline } from '../sidecar/pipeline/index.js';
 import { SidecarMetrics } from '../sidecar/index.js';
+import { printable } from '../sidecar/printable.js';
 import { decodeEnvelope, DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../wire/index.js';
 import { startTraceSink } from './trace-sink.js';
 import { terminalWidth } from './terminal-width.js';
@@ -37,25 +38,27 @@ const BYTE_ORDER_MARK = Buffer.from([0xef, 0xbb, 0xbf]);
  */
 export async function runView(path: string, options: ViewOptions): Promise<number> {
   const env = options.env ?? process.env;
+  // Messages quote the file (a path, a field's value): escaped, so none can drive the terminal.
+  const say = (line: string): void => void options.stderr.write(`${printable(line)}\n`);
   let size: number;
   try {
     const info = await stat(path);
     if (!info.isFile()) {
-      options.stderr.write(`tooltrace view: ${path} is not a file\n`);
+      say(`tooltrace view: ${path} is not a file`);
       return 2;
     }
     size = info.size;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    options.stderr.write(
-      `tooltrace view: cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : String(error)}\n`,
+    say(
+      `tooltrace view: cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : String(error)}`,
     );
     return 2;
   }
   const lines = await readLines(path);
   const first = lines.find((line) => line.text.trim() !== '');
   if (first === undefined) {
-    options.stderr.write(`tooltrace view: ${path} is empty\n`);
+    say(`tooltrace view: ${path} is empty`);
     return 2;
   }
   let spans: ReceivedSpan[];
@@ -69,9 +72,7 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
       try {
         spans.push(...decodeTraceRequest(Buffer.from(line.text), 'application/json'));
       } catch (error) {
-        options.stderr.write(
-          `tooltrace view: ${path}: line ${line.number}: ${(error as Error).message}\n`,
-        );
+        say(`tooltrace view: ${path}: line ${line.number}: ${(error as Error).message}`);
         return 2;
       }
     }
@@ -79,7 +80,7 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
     try {
       spans = decodeTraceRequest(document, 'application/json');
     } catch (error) {
-      options.stderr.write(`tooltrace view: ${path}: ${(error as Error).message}\n`);
+      say(`tooltrace view: ${path}: ${(error as Error).message}`);
       return 2;
     }
   } else {
@@ -89,17 +90,17 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
     if (!probe.some((line) => decodeEnvelope(line.text).ok)) {
       const firstDecoded = decodeEnvelope(first.text);
       const why = firstDecoded.ok ? '' : firstDecoded.message;
-      options.stderr.write(
-        `tooltrace view: ${path} is neither OTLP JSON nor an NDJSON event journal: line ${first.number}: ${why}\n`,
+      say(
+        `tooltrace view: ${path} is neither OTLP JSON nor an NDJSON event journal: line ${first.number}: ${why}`,
       );
       return 2;
     }
     spans = await replayJournal(lines, env, (problem) => {
-      options.stderr.write(`tooltrace view: ${path}: ${problem}\n`);
+      say(`tooltrace view: ${path}: ${problem}`);
     });
   }
   if (spans.length === 0) {
-    options.stderr.write(`tooltrace view: ${path} holds no spans or tool calls\n`);
+    say(`tooltrace view: ${path} holds no spans or tool calls`);
     return 1;
   }
   options.stdout.write(

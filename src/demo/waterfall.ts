@@ -1,5 +1,6 @@
 import { createColors } from 'picocolors';
 import type { ReceivedSpan } from '../testing/index.js';
+import { printable } from '../sidecar/printable.js';
 
 /** Options for {@link renderWaterfall}. */
 export interface WaterfallOptions {
@@ -79,7 +80,8 @@ export function renderWaterfall(
       const connector = depth === 0 ? '' : last ? '└─ ' : '├─ ';
       const span = node.span;
       drawn += 1;
-      rows.push({ label: `${prefix}${connector}${span.name}`, span });
+      // Names and messages come from the file: escaped, so none can drive the terminal.
+      rows.push({ label: `${prefix}${connector}${printable(span.name)}`, span });
       const childPrefix = depth === 0 ? '' : `${prefix}${last ? '   ' : '│  '}`;
       node.children.forEach((child, index) =>
         visit(child, childPrefix, index === node.children.length - 1, depth + 1),
@@ -268,7 +270,7 @@ function describe(span: ReceivedSpan, colors: ReturnType<typeof createColors>): 
   if (summary.length > 0) parts.push({ text: summary.join(', '), paint: colors.dim });
   if (span.status.code === STATUS_ERROR && span.status.message !== '') {
     // One row per span: a multi-line message (a stack trace) is folded onto it.
-    const message = span.status.message.replace(/\s+/g, ' ').trim();
+    const message = printable(span.status.message.replace(/\s+/g, ' ').trim());
     parts.push({ text: `"${message}"`, paint: colors.red });
   }
   return parts.flatMap((part, index) => (index === 0 ? [part] : [{ text: '  ' }, part]));

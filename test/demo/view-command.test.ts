@@ -113,6 +113,39 @@ describe('tooltrace view', () => {
     expect(waterfall.filter((line) => line.includes('execute_tool search'))).toHaveLength(3000);
   });
 
+  it('escapes control characters from the file, so a name or a bad line cannot drive the terminal', async () => {
+    const hostile = '\u001b]0;PWNED\u0007\u001b[2J';
+    const journal = await file(
+      'hostile.jsonl',
+      `${JSON.stringify({
+        ts: '2026-05-01T12:00:00Z',
+        type: 'tool.invoke',
+        event_id: 'e1',
+        payload: { id: 'tc_1', name: hostile, arguments: {} },
+      })}\n${JSON.stringify({
+        ts: '2026-05-01T12:00:01Z',
+        type: 'tool.result',
+        event_id: 'e2',
+        parent_id: 'e1',
+        payload: { id: 'tc_1', name: hostile, error: `failed ${hostile}` },
+      })}\n{"ts": 5, "type": "x\u001b[2J"}\n`,
+    );
+    const view = await runCli(['view', journal]);
+    expect(view.code).toBe(0);
+    expect(view.stdout).not.toContain('\u001b');
+    expect(view.stderr).not.toContain('\u001b');
+    expect(view.stdout).toContain('execute_tool \\x1b]0;PWNED\\x07\\x1b[2J');
+    expect(view.stderr).toContain('line 3: skipped');
+
+    const garbage = await runCli([
+      'view',
+      await file('garbage.bin', Buffer.from([0x1b, 0x5b, 0x32, 0x4a, 0x0a])),
+    ]);
+    expect(garbage.code).toBe(2);
+    expect(garbage.stderr).not.toContain('\u001b');
+    expect(garbage.stderr).toContain('\\x1b[2J');
+  });
+
   it('ends quietly with 0 when its reader leaves early (`tooltrace view journal | head`)', async () => {
     const journal = await file('long-again.jsonl', journalText({ calls: 3000 }));
     const child = startCli(['view', journal]);
