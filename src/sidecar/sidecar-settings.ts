@@ -175,9 +175,17 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
 
 /** `--token` values (and `token`), else `TOOLTRACE_TOKEN`, parsed as `SECRET` or `NAME=SECRET`. */
 function tokensOf(options: SidecarOptions, env: NodeJS.ProcessEnv): ClientToken[] {
-  const given = [...(options.tokens ?? []), ...(options.token === undefined ? [] : [options.token])]
-    .map((text) => nonEmpty(text))
-    .filter((text): text is string => text !== undefined);
+  const listed = [
+    ...(options.tokens ?? []),
+    ...(options.token === undefined ? [] : [options.token]),
+  ];
+  // `--token ''` (an unset shell variable, say) must not quietly mean "no token at all".
+  if (listed.some((text) => nonEmpty(text) === undefined)) {
+    throw new ConfigurationError('--token needs a secret, got an empty one', {
+      setting: '--token',
+    });
+  }
+  const given = listed.map((text) => text.trim());
   if (given.length > 0) return given.map((text) => parseClientToken(text, '--token'));
   const fromEnv = nonEmpty(env.TOOLTRACE_TOKEN);
   return fromEnv === undefined ? [] : [parseClientToken(fromEnv, 'TOOLTRACE_TOKEN')];

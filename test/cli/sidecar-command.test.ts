@@ -52,6 +52,12 @@ describe('tooltrace sidecar (command)', () => {
     expect(hurried.stderr).toMatch(/--body-timeout must be from 100ms to 2147483647ms .*, got 5ms/);
   });
 
+  it('exits 2 for an empty --token rather than listening without one', async () => {
+    const result = await cli(['sidecar', '--listen', '127.0.0.1:0', '--token', '']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--token needs a secret, got an empty one/);
+  });
+
   it('exits 2 for durations longer than a timer can wait (they would fire after 1 ms)', async () => {
     for (const [flag, value, ms] of [
       ['--shutdown-timeout', '36000m', 2_160_000_000],

@@ -107,6 +107,11 @@ describe('tooltrace sidecar --listen', () => {
 
     expect(await (await fetch(`${url}/healthz`)).text()).toBe('ok\n');
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    for (const probe of ['/healthz', '/readyz']) {
+      const head = await fetch(`${url}${probe}`, { method: 'HEAD' });
+      expect(head.status, `HEAD ${probe}`).toBe(200);
+      expect(await head.text()).toBe('');
+    }
     const response = await fetch(`${url}/metrics`);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const metrics = parsePrometheusText(await response.text());

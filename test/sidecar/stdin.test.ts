@@ -1,3 +1,8 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { closeSync, openSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { invokeIdOf, journalText } from './journal-lines.js';
 import { divergentDuplicates, spanSignature } from './received-spans.js';
@@ -11,6 +16,21 @@ describe('tooltrace sidecar --stdin', () => {
       input,
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url },
     });
+
+  it('exits 2 when standard input is a directory, instead of reading nothing and exiting 0', async () => {
+    const directory = openSync(tmpdir(), 'r');
+    const child = spawn(process.execPath, ['dist/cli.js', 'sidecar', '--stdin'], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      stdio: [directory, 'ignore', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url },
+    });
+    closeSync(directory);
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(code).toBe(2);
+    expect(stderr).toContain('--stdin: standard input is a directory');
+  });
 
   it('exports every call at end of input, open ones included, and exits 0', async () => {
     const sidecar = run(journalText({ calls: 300, leaveLastOpen: true }));

@@ -136,9 +136,11 @@ export class HttpIntake {
     this.#limiter.busy(socket);
     response.once('close', () => this.#limiter.idle(socket));
     const path = (request.url ?? '/').split('?')[0];
-    if (request.method === 'GET' && path === '/healthz') {
+    // HEAD is answered as GET (Node leaves the body out): some probes and load balancers use it.
+    const reading = request.method === 'GET' || request.method === 'HEAD';
+    if (reading && path === '/healthz') {
       send(response, 200, 'text/plain', 'ok\n');
-    } else if (request.method === 'GET' && path === '/readyz') {
+    } else if (reading && path === '/readyz') {
       const ready =
         this.#closed === undefined &&
         this.#options.isReady() &&

@@ -194,12 +194,20 @@ const FILE_READ_BYTES = 1024 * 1024;
  * replayed.
  */
 function standardInput(): Readable {
+  let info;
   try {
-    if (fstatSync(0).isFile()) {
-      return new ReadAheadFile(0, FILE_READ_BYTES);
-    }
+    info = fstatSync(0);
   } catch {
     // No usable descriptor 0: let process.stdin decide what standard input is.
+    return process.stdin;
+  }
+  if (info.isFile()) return new ReadAheadFile(0, FILE_READ_BYTES);
+  if (info.isDirectory()) {
+    // Read as a stream it ends at once, and the sidecar would exit 0 having read nothing.
+    throw new ConfigurationError(
+      '--stdin: standard input is a directory; redirect a journal file or a pipe into it',
+      { setting: '--stdin' },
+    );
   }
   return process.stdin;
 }
