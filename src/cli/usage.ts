@@ -24,7 +24,8 @@ Options:
   --fast                     run the scenario about fifty times faster
   --no-color                 plain log lines, no colours or redrawing
   --out FILE                 write what was exported as OTLP JSON
-  --forward URL              also send the events to a sidecar (its --listen address)
+  --forward URL              also send the events to a sidecar (its --listen address;
+                             its token from TOOLTRACE_TOKEN)
   -h, --help                 show this help
 
 With OTEL_EXPORTER_OTLP_ENDPOINT set, the spans are exported there too. The waterfall fits the

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { EventBus } from '../bus/index.js';
 import { traceToolCalls } from '../otel/index.js';
 import { forwardEvents } from '../forward/index.js';
+import { checkSidecarUrl } from '../forward/forward-events.js';
 import { DEMO_CALL_COUNT, DEMO_CALLS, DEMO_SPAN_COUNT, runDemoAgent } from './demo-agent.js';
 import { demoPace } from './demo-tools.js';
 import { LiveDisplay } from './live-display.js';
@@ -34,6 +35,15 @@ export interface DemoOptions {
 export async function runDemo(options: DemoOptions): Promise<number> {
   const env = options.env ?? process.env;
   const color = options.color ?? false;
+  if (options.forward !== undefined) {
+    // Before anything runs: a URL no send can use would fail only after the whole demo.
+    try {
+      checkSidecarUrl(options.forward);
+    } catch (error) {
+      options.stderr.write(`tooltrace demo: --forward: ${(error as Error).message}\n`);
+      return 2;
+    }
+  }
   const sink = await startTraceSink({ env, serviceName: 'tooltrace-demo', exportElsewhere: true });
   const bus = new EventBus();
   const table = new ToolTable();
@@ -84,7 +94,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       const stats = forwarder.stats();
       if (!sent || stats.dropped > 0 || stats.refused > 0) {
         options.stderr.write(
-          `tooltrace demo: the sidecar did not take every event (sent ${stats.sent}, dropped ${stats.dropped}, refused ${stats.refused}, waiting ${stats.queued})\n`,
+          `tooltrace demo: the sidecar did not take every event (sent ${stats.sent}, dropped ${stats.dropped}, refused ${stats.refused}, waiting ${stats.queued}${stats.lastError === undefined ? '' : `; last error: ${stats.lastError}`})\n`,
         );
         code = Math.max(code, 1);
       } else {

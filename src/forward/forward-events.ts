@@ -67,6 +67,11 @@ export interface ForwarderStats {
   queued: number;
   /** Events still unsent when `close()` reached its timeout (the sidecar gone or refusing). */
   abandoned: number;
+  /**
+   * Why the last send that did not go through failed (`HTTP 401: …`, `connect ECONNREFUSED …`),
+   * `undefined` once one went through again.
+   */
+  lastError: string | undefined;
 }
 
 /** The handle {@link forwardEvents} returns. */
@@ -93,6 +98,7 @@ export function forwardEvents(bus: EventBus, options: ForwardOptions): Forwarder
   if ((options.url === undefined) === (options.file === undefined)) {
     throw new TypeError('forwardEvents needs exactly one of options.url or options.file');
   }
+  if (options.url !== undefined) checkSidecarUrl(options.url);
   return new EventForwarder(bus, options);
 }
 
@@ -122,6 +128,7 @@ class EventForwarder implements Forwarder {
   /** Aborts the request in flight when `close()` gives up. */
   readonly #abandon = new AbortController();
   readonly #stats = { sent: 0, dropped: 0, refused: 0, retries: 0, abandoned: 0 };
+  #lastError: string | undefined;
 
   constructor(bus: EventBus, options: ForwardOptions) {
     this.#endpoint =
@@ -148,7 +155,11 @@ class EventForwarder implements Forwarder {
   }
 
   stats(): ForwarderStats {
-    return { ...this.#stats, queued: this.#queue.length + this.#inFlight };
+    return {
+      ...this.#stats,
+      queued: this.#queue.length + this.#inFlight,
+      lastError: this.#lastError,
+    };
   }
 
   flush(timeoutMs = 30_000): Promise<boolean> {
@@ -240,6 +251,7 @@ class EventForwarder implements Forwarder {
       if (this.#abandon.signal.aborted) return;
       if (outcome.kind === 'retryable') {
         this.#stats.retries += 1;
+        this.#lastError = outcome.message;
         // A sidecar whose queue filled mid-body took the lines before `unread`: resend the rest.
         const unread = outcome.unread ?? batch.length;
         this.#stats.sent += batch.length - unread;
@@ -252,9 +264,12 @@ class EventForwarder implements Forwarder {
       }
       this.#backoffMs = this.#initialBackoffMs;
       this.#retryAt = 0;
-      if (outcome.kind === 'success') this.#stats.sent += batch.length;
-      else {
+      if (outcome.kind === 'success') {
+        this.#stats.sent += batch.length;
+        this.#lastError = undefined;
+      } else {
         this.#stats.refused += batch.length;
+        this.#lastError = outcome.message;
         diag.error(`tooltrace: the sidecar refused ${batch.length} events: ${outcome.message}`);
       }
       if (this.#queue.length > 0) this.#send();
@@ -295,28 +310,27 @@ class EventForwarder implements Forwarder {
       const answer = await response.text().catch(() => '');
       if (response.ok) return { kind: 'success' };
       const said = parseAnswer(answer);
+      const message = `HTTP ${response.status}${said.error === undefined ? '' : `: ${said.error}`}`;
       if (response.status === 429 || response.status >= 500) {
         const unread = said.unread;
         return {
           kind: 'retryable',
           retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
+          message,
           ...(unread !== undefined && unread < lines ? { unread } : {}),
         };
       }
-      return {
-        kind: 'refused',
-        message: `HTTP ${response.status}${said.error === undefined ? '' : `: ${said.error}`}`,
-      };
+      return { kind: 'refused', message };
     } catch (error) {
       if (this.#file !== undefined) this.#handle = undefined;
-      return { kind: 'retryable', retryAfterMs: undefined, error };
+      return { kind: 'retryable', retryAfterMs: undefined, message: errorMessage(error) };
     }
   }
 }
 
 type SendOutcome =
   | { kind: 'success' }
-  | { kind: 'retryable'; retryAfterMs: number | undefined; error?: unknown; unread?: number }
+  | { kind: 'retryable'; retryAfterMs: number | undefined; message: string; unread?: number }
   | { kind: 'refused'; message: string };
 
 /** The sidecar's JSON answer: its `error` message, and how many lines it left `unread`. */
@@ -341,4 +355,24 @@ function retryAfterMs(header: string | null): number | undefined {
   if (!/^[A-Za-z]/.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/** A fetch failure names its cause (`connect ECONNREFUSED …`) only in `cause`. */
+function errorMessage(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause;
+  const text = error instanceof Error ? error.message : String(error);
+  return cause instanceof Error ? `${text}: ${cause.message}` : text;
+}
+
+/** A sidecar's base URL, refused at once when it cannot be one (every send would fail). */
+export function checkSidecarUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new TypeError(`options.url must be an http:// or https:// URL, got '${url}'`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new TypeError(`options.url must be an http:// or https:// URL, got '${url}'`);
+  }
 }

@@ -315,4 +315,23 @@ describe('tooltrace demo --forward', () => {
     // Ids derive from the forwarded event ids, so the sidecar's trace is the demo's own.
     expect(identities(exported)).toEqual(identities(await readSpans(outFile)));
   });
+
+  it('refuses a --forward URL no send could use before running, with exit code 2', async () => {
+    const run = await runCli(['demo', '--fast', '--forward', 'ftp://sidecar:4319']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      "tooltrace demo: --forward: options.url must be an http:// or https:// URL, got 'ftp://sidecar:4319'\n",
+    );
+    expect(run.stdout).toBe('');
+  });
+
+  it('names why the sidecar did not take the events', async () => {
+    const { url } = await startSidecar();
+    // The right sidecar, a wrong path under it: every batch is refused with 404.
+    const run = await runCli(['demo', '--fast', '--forward', `${url}/v1/events`]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /the sidecar did not take every event \(.*; last error: HTTP 404: no route for POST \/v1\/events\/v1\/events\)/,
+    );
+  });
 });

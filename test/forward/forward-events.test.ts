@@ -139,9 +139,11 @@ describe('forwardEvents', () => {
     expect(gaps[2]!).toBeGreaterThan(gaps[0]!);
     expect(errors).toEqual([]);
 
+    expect(forwarder.stats().lastError).toBe('HTTP 503');
     answer = 200;
     expect(await forwarder.close(10_000)).toBe(true);
     expect(forwarder.stats()).toMatchObject({ sent: 100, dropped: emitted - 99, queued: 0 });
+    expect(forwarder.stats().lastError).toBeUndefined();
     expect(forwarder.stats().retries).toBe(attempts.length - 10);
   });
 
@@ -174,6 +176,16 @@ describe('forwardEvents', () => {
     expect(await forwarder.close(300)).toBe(false);
     expect(forwarder.stats()).toMatchObject({ sent: 0, queued: 0, abandoned: 3 });
     expect(forwarder.stats().retries).toBeGreaterThan(0);
+    // Why, as fetch tells it only in its cause (port 1 is one fetch refuses to use).
+    expect(forwarder.stats().lastError).toBe('fetch failed: bad port');
+  });
+
+  it('refuses a URL no send could use, at once', () => {
+    for (const url of ['notaurl', 'ftp://sidecar:4319', '']) {
+      expect(() => forwardEvents(new EventBus(), { url }), url).toThrow(
+        `options.url must be an http:// or https:// URL, got '${url}'`,
+      );
+    }
   });
 
   it('waits until the HTTP date a 503 Retry-After names', async () => {
