@@ -54,6 +54,10 @@ export class EncodingBatch implements SpanBatch<Buffer> {
     this.view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   }
 
+  get bytes(): number {
+    return this.position;
+  }
+
   add(span: ReadableSpan): void {
     this.#encoding.add(this, span);
   }

@@ -49,6 +49,8 @@ export interface SpanTransport {
 export interface SpanBatch<Body> {
   /** Spans added. */
   readonly size: number;
+  /** Bytes of the body so far (0 for a batch that keeps the spans rather than their bytes). */
+  readonly bytes: number;
   /** Adds `span` at the end; throws, adding nothing, when it cannot be encoded. */
   add(span: ReadableSpan): void;
   /** The request body of the spans added; nothing can be added after. */

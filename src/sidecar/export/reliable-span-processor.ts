@@ -21,6 +21,15 @@ export interface ReliableSpanProcessorOptions {
    */
   batchSize?: number;
   /**
+   * Encoded bytes at which a batch is sent even with fewer than `batchSize` spans, so that a few
+   * large spans (long names, big attributes) do not make a request the collector refuses as too
+   * large (413), which would lose every span in it: a request stays within this plus one span.
+   * The default keeps requests under the 4 MiB a gRPC server takes by default unless one span is
+   * over 1 MiB.
+   * @default 3145728 (3 MiB)
+   */
+  maxBatchBytes?: number;
+  /**
    * How long an ended span may wait for a batch to fill before it is exported anyway.
    * @default 200
    */
@@ -128,6 +137,7 @@ export interface ReliableSpanProcessorStats {
 export class ReliableSpanProcessor implements SpanProcessor {
   readonly #transport: BatchTransport;
   readonly #batchSize: number;
+  readonly #maxBatchBytes: number;
   readonly #scheduleDelayMs: number;
   readonly #maxQueueSpans: number;
   readonly #maxConcurrent: number;
@@ -169,6 +179,7 @@ export class ReliableSpanProcessor implements SpanProcessor {
     this.#transport = 'openBatch' in exporter ? exporter : transportOf(exporter);
     this.#options = options;
     this.#batchSize = options.batchSize ?? 512;
+    this.#maxBatchBytes = options.maxBatchBytes ?? 3 * 1024 * 1024;
     this.#scheduleDelayMs = options.scheduleDelayMs ?? 200;
     this.#maxQueueSpans = options.maxQueueSpans ?? 50_000;
     this.#maxConcurrent = options.maxConcurrentExports ?? 2;
@@ -231,7 +242,7 @@ export class ReliableSpanProcessor implements SpanProcessor {
       this.#openFirstId = span.spanContext().spanId;
     }
     if (kept !== undefined) this.#openKept.push(kept);
-    if (open.size >= this.#batchSize) {
+    if (open.size >= this.#batchSize || open.bytes >= this.#maxBatchBytes) {
       this.#closeOpen();
       this.#pump(false);
     } else {
@@ -445,6 +456,8 @@ function transportOf(exporter: SpanExporter): BatchTransport<ReadableSpan[]> {
         get size() {
           return spans.length;
         },
+        // The spans are kept, not encoded: the exporter alone knows their size.
+        bytes: 0,
         add: (span) => void spans.push(span),
         close: () => spans,
       };

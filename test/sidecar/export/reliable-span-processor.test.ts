@@ -39,6 +39,35 @@ describe('ReliableSpanProcessor', () => {
   const names = (count: number, prefix = 'span'): string[] =>
     Array.from({ length: count }, (_, index) => `${prefix} ${index}`);
 
+  it('sends a batch once it holds maxBatchBytes (3 MiB), so a few large spans do not make a request the collector refuses', async () => {
+    // A collector that takes at most 4 MiB per request (gRPC's default), and spans of about
+    // 1.8 MB (a long tool name, as the span name and an attribute): three of them in one batch
+    // were 413 and took every span of it along.
+    const limited = await startOtlpReceiver({ maxBodyBytes: 4 * 1024 * 1024 });
+    const dropped: string[] = [];
+    const processor = new ReliableSpanProcessor(
+      new OtlpHttpSpanExporter({ url: limited.tracesUrl }),
+      { onDropped: (_spans, status) => dropped.push(status) },
+    );
+    processors.push(processor);
+    receiver = limited;
+    const tracer = new BasicTracerProvider({ spanProcessors: [processor] }).getTracer('test');
+    const long = 'x'.repeat(900_000);
+    for (let index = 0; index < 53; index += 1) {
+      const huge = index >= 25 && index < 28;
+      tracer
+        .startSpan(huge ? `${long} ${index}` : `span ${index}`, {
+          attributes: huge ? { 'gen_ai.tool.name': long } : {},
+        })
+        .end();
+    }
+    await processor.forceFlush();
+    expect(dropped).toEqual([]);
+    expect(limited.spans).toHaveLength(53);
+    expect(limited.requests.every((request) => request.status === 200)).toBe(true);
+    expect(limited.requests.length).toBeGreaterThan(1);
+  });
+
   describe('a permanent failure', () => {
     it.each([400, 401, 403, 404, 405, 413, 415, 500, 501])(
       'drops a batch answered %i after one attempt, counted by status',
