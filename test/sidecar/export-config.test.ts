@@ -164,6 +164,14 @@ describe('sidecar export configuration', () => {
     );
   });
 
+  it('suggests the scheme for an endpoint given as host:port', () => {
+    for (const endpoint of ['127.0.0.1:4317', 'collector:4317']) {
+      expect(() => resolveExportConfig({ endpoint, protocol: 'grpc' }, {})).toThrow(
+        `(write http://${endpoint} or https://${endpoint})`,
+      );
+    }
+  });
+
   it('takes the protocol in any case, as OTEL_METRICS_EXPORTER', () => {
     expect(resolveExportConfig({}, { OTEL_EXPORTER_OTLP_PROTOCOL: 'HTTP/JSON' }).protocol).toBe(
       'http/json',

@@ -170,16 +170,22 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 function checkUrl(text: string, setting: string): string {
+  // `collector:4317` is a scheme and a path to URL, and `127.0.0.1:4317` no URL at all.
+  const hint = text.includes('://') ? '' : ` (write http://${text} or https://${text})`;
   let url: URL;
   try {
     url = new URL(text);
   } catch (error) {
-    throw new ConfigurationError(`${setting}: '${text}' is not a URL`, { setting, cause: error });
+    throw new ConfigurationError(`${setting}: '${text}' is not a URL${hint}`, {
+      setting,
+      cause: error,
+    });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigurationError(`${setting}: '${text}' must be an http:// or https:// URL`, {
-      setting,
-    });
+    throw new ConfigurationError(
+      `${setting}: '${text}' must be an http:// or https:// URL${hint}`,
+      { setting },
+    );
   }
   return url.toString();
 }
