@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors/index.js';
+import { withoutUrlCredentials } from '../sidecar/pipeline/url-credentials.js';
 import { VERSION } from '../version.js';
 import type { CliStreams } from './cli-streams.js';
 import { DEMO_USAGE, USAGE, VIEW_USAGE } from './usage.js';
@@ -57,7 +58,8 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
     return await command.run(rest, streams);
   } catch (error) {
     if (error instanceof ConfigurationError) {
-      streams.stderr.write(`tooltrace ${name}: ${error.message}\n`);
+      // A refused endpoint is quoted in the message: its credentials are not.
+      streams.stderr.write(`tooltrace ${name}: ${withoutUrlCredentials(error.message)}\n`);
       return 2;
     }
     throw error;

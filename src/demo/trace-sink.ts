@@ -100,7 +100,13 @@ export async function startTraceSink(options: TraceSinkOptions): Promise<TraceSi
     external: externalConfig?.tracesUrl,
     async collect(count) {
       // Only the embedded processor: a slow or dead external endpoint must not hold the drawing.
-      await embedded.forceFlush();
+      // The sidecar's processor retries for good: the drawing waits for it 15 s at most.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        embedded.forceFlush(),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, 15_000))),
+      ]);
+      clearTimeout(timer);
       return receiver.waitForSpans(count, 15_000);
     },
     close() {

@@ -69,7 +69,7 @@ export interface ForwarderStats {
   abandoned: number;
   /**
    * Why the last send that did not go through failed (`HTTP 401: …`, `connect ECONNREFUSED …`),
-   * `undefined` once one went through again.
+   * also after later sends went through; `undefined` when none failed.
    */
   lastError: string | undefined;
 }
@@ -266,7 +266,6 @@ class EventForwarder implements Forwarder {
       this.#retryAt = 0;
       if (outcome.kind === 'success') {
         this.#stats.sent += batch.length;
-        this.#lastError = undefined;
       } else {
         this.#stats.refused += batch.length;
         this.#lastError = outcome.message;
@@ -374,5 +373,11 @@ export function checkSidecarUrl(url: string): void {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new TypeError(`options.url must be an http:// or https:// URL, got '${url}'`);
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    // fetch refuses them, and they would end up in logs: the sidecar's token goes in `token`.
+    throw new TypeError(
+      'options.url must not hold a user name or password: give the token as options.token',
+    );
   }
 }

@@ -143,7 +143,8 @@ describe('forwardEvents', () => {
     answer = 200;
     expect(await forwarder.close(10_000)).toBe(true);
     expect(forwarder.stats()).toMatchObject({ sent: 100, dropped: emitted - 99, queued: 0 });
-    expect(forwarder.stats().lastError).toBeUndefined();
+    // Still there once sends go through: it tells what went wrong, not whether it still does.
+    expect(forwarder.stats().lastError).toBe('HTTP 503');
     expect(forwarder.stats().retries).toBe(attempts.length - 10);
   });
 
@@ -186,6 +187,9 @@ describe('forwardEvents', () => {
         `options.url must be an http:// or https:// URL, got '${url}'`,
       );
     }
+    expect(() =>
+      forwardEvents(new EventBus(), { url: 'http://agent:s3cret@sidecar:4319' }),
+    ).toThrow('options.url must not hold a user name or password: give the token as options.token');
   });
 
   it('waits until the HTTP date a 503 Retry-After names', async () => {

@@ -25,7 +25,8 @@ export interface ReliableSpanProcessorOptions {
    * large spans (long names, big attributes) do not make a request the collector refuses as too
    * large (413), which would lose every span in it: a request stays within this plus one span.
    * The default keeps requests under the 4 MiB a gRPC server takes by default unless one span is
-   * over 1 MiB.
+   * over 1 MiB. Only batches that tooltrace's own exporters encode know their size; a plain SDK
+   * `SpanExporter` gets `batchSize` spans whatever they weigh.
    * @default 3145728 (3 MiB)
    */
   maxBatchBytes?: number;

@@ -147,7 +147,7 @@ export class HttpIntake {
         !this.#options.isFull() &&
         this.#inflightBytes < this.#maxInflightBytes;
       send(response, ready ? 200 : 503, 'text/plain', ready ? 'ready\n' : 'not ready\n');
-    } else if (request.method === 'GET' && path === '/metrics') {
+    } else if (reading && path === '/metrics') {
       if (this.#options.protectMetrics === true && this.#clientOf(request) === undefined) {
         this.#refuse(response, unauthorized());
       } else {
@@ -331,7 +331,8 @@ export class HttpIntake {
   #turnAway(request: IncomingMessage, response: ServerResponse, refusal: Refusal): void {
     const socket = request.socket;
     this.#limiter.idle(socket);
-    response.setHeader('Connection', 'close');
+    // No `Connection: close`: Node would cut the socket as soon as the answer is out, and a
+    // client still uploading over a real network would see a reset instead of the status.
     this.#refuse(response, refusal);
     request.resume();
     setTimeout(() => socket.destroy(), TURN_AWAY_MS).unref();

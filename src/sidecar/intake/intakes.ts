@@ -62,22 +62,24 @@ export class Intakes {
     listeners: HttpIntake[],
     options: IntakesOptions,
     tokens: ClientTokens,
+    input: Readable | undefined,
   ) {
     this.#tokens = tokens;
     this.#files = files;
     this.#listeners = listeners;
     const onlyStdin = files.length === 0 && listeners.length === 0;
-    this.#stdin = options.stdin
-      ? new StdinSource({
-          input: options.input ?? standardInput(),
-          pipeline: options.pipeline,
-          isFull: options.isFull,
-          log: options.log,
-          onEnd: () => {
-            if (onlyStdin) options.onOnlyInputEnded();
-          },
-        })
-      : undefined;
+    this.#stdin =
+      input !== undefined
+        ? new StdinSource({
+            input,
+            pipeline: options.pipeline,
+            isFull: options.isFull,
+            log: options.log,
+            onEnd: () => {
+              if (onlyStdin) options.onOnlyInputEnded();
+            },
+          })
+        : undefined;
   }
 
   /**
@@ -85,6 +87,8 @@ export class Intakes {
    * cannot be bound closes what was opened and throws a {@link ConfigurationError}.
    */
   static async open(options: IntakesOptions): Promise<Intakes> {
+    // Standard input is looked at before anything is opened: refusing it closes nothing.
+    const input = options.stdin ? (options.input ?? standardInput()) : undefined;
     const files = await Promise.all(
       options.files.map((path) =>
         FollowedFile.open({
@@ -126,7 +130,7 @@ export class Intakes {
         cause: error,
       });
     }
-    const intakes = new Intakes(files, listeners, options, tokens);
+    const intakes = new Intakes(files, listeners, options, tokens, input);
     for (const file of files) file.start();
     for (const listener of listeners)
       options.log(`tooltrace sidecar: listening on ${listener.url}`);

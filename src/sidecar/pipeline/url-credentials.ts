@@ -1,5 +1,9 @@
-/** `scheme://userinfo@`: a URL's user name and password, which may be credentials. */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
+/**
+ * `scheme://userinfo@`: a URL's user name and password, which may be credentials, up to the last
+ * `@` before the host (a password may hold one). Quotes, commas and brackets end the match, so
+ * `"http://host","mail":"a@b"` in a log line is left alone.
+ */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#"'<>,()[\]{}]*@/gi;
 
 /**
  * `text` with the user information of every URL in it masked (`https://***@collector:4318`): an
