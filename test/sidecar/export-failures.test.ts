@@ -85,5 +85,9 @@ describe('tooltrace sidecar export failures', () => {
     expect(await sidecar.exited).toEqual({ code: 4, signal: null });
     expect(sidecar.stderr()).toMatch(/shutdown timeout: 40 spans were not delivered/);
     expect(sidecar.stderr()).toMatch(/40 spans were not delivered; exit code 4/);
+    // The summary is the last word: the requests shutdown cut are not reported as failures
+    // to be retried after it.
+    expect(sidecar.stderr().trimEnd().split('\n').at(-1)).toMatch(/exit code 4$/);
+    expect(sidecar.stderr()).not.toMatch(/retrying, nothing is dropped/);
   });
 });

@@ -169,6 +169,8 @@ export class ReliableSpanProcessor implements SpanProcessor {
   #timer: NodeJS.Timeout | undefined;
   #idleWaiters: (() => void)[] = [];
   #shutdown: Promise<void> | undefined;
+  /** Shutdown is cutting the requests in flight: what they answer is no failure to report. */
+  #cutting = false;
 
   /**
    * `exporter` is a {@link BatchTransport} (tooltrace's OTLP exporters, which encode each span
@@ -292,6 +294,7 @@ export class ReliableSpanProcessor implements SpanProcessor {
       clearTimeout(timer);
       if (this.#timer !== undefined) clearTimeout(this.#timer);
       this.#timer = undefined;
+      this.#cutting = true;
       await this.#transport.shutdown();
     })();
     return this.#shutdown;
@@ -387,7 +390,8 @@ export class ReliableSpanProcessor implements SpanProcessor {
 
   #retry(batch: Batch, reason: string, retryAfterMs: number | undefined): void {
     this.#failedAttempts += 1;
-    this.#call(() => this.#options.onFailed?.(reason, batch.length));
+    // A request shutdown cut did not fail: its spans are counted as not delivered, not retried.
+    if (!this.#cutting) this.#call(() => this.#options.onFailed?.(reason, batch.length));
     // Back in front, whole: it is retried before newer spans, never dropped.
     this.#retries.unshift(batch);
     this.#retrySpans += batch.length;
