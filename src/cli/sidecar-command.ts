@@ -1,4 +1,4 @@
-import { runSidecar } from '../sidecar/index.js';
+import { runSidecar, SIDECAR_EXIT_CODE } from '../sidecar/index.js';
 import type { CliStreams } from './cli-streams.js';
 import { parseSidecarArgs, SIDECAR_USAGE } from './parse-sidecar-args.js';
 
@@ -16,16 +16,34 @@ export async function sidecarCommand(
     ...parsed.options,
     log: (line) => void streams.stderr.write(`${line}\n`),
   });
-  const onSignal = (signal: NodeJS.Signals): void => void sidecar.stop(`received ${signal}`);
+  // A second signal means the operator will not wait for the flush: exit now, saying what is
+  // lost (the checkpoint saved last stays, so a followed file is read again from there).
+  const onSecondSignal = (signal: NodeJS.Signals): void => {
+    const pending = sidecar.pendingSpans;
+    const code = pending > 0 ? SIDECAR_EXIT_CODE.undelivered : SIDECAR_EXIT_CODE.ok;
+    streams.stderr.write(
+      `tooltrace sidecar: received ${signal} again; exiting now: ${pending} spans were not delivered; exit code ${code}\n`,
+    );
+    process.exit(code);
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    process.once('SIGTERM', onSecondSignal);
+    process.once('SIGINT', onSecondSignal);
+    void sidecar.stop(`received ${signal}`);
+  };
   const onHangUp = (): void => void sidecar.reloadTokens();
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   process.on('SIGHUP', onHangUp);
   try {
     return await sidecar.done;
   } finally {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
+    for (const handler of [onSignal, onSecondSignal]) {
+      process.off('SIGTERM', handler);
+      process.off('SIGINT', handler);
+    }
     process.off('SIGHUP', onHangUp);
   }
 }

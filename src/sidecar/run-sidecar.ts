@@ -33,6 +33,8 @@ export interface Sidecar {
    */
   stop(reason?: string, timeoutMs?: number): Promise<number>;
   readonly metrics: SidecarMetrics;
+  /** Spans ended and not exported yet (queued, waiting for a retry, or in flight). */
+  readonly pendingSpans: number;
   /**
    * Reads `--token-file` again (the CLI calls it on SIGHUP) and logs the outcome; a bad file
    * leaves the tokens in use.
@@ -163,5 +165,14 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     }
   };
 
-  return { urls: intakes.urls, done, stop, metrics, reloadTokens };
+  return {
+    urls: intakes.urls,
+    done,
+    stop,
+    metrics,
+    get pendingSpans() {
+      return processor.pending;
+    },
+    reloadTokens,
+  };
 }

@@ -90,4 +90,27 @@ describe('tooltrace sidecar export failures', () => {
     expect(sidecar.stderr().trimEnd().split('\n').at(-1)).toMatch(/exit code 4$/);
     expect(sidecar.stderr()).not.toMatch(/retrying, nothing is dropped/);
   });
+
+  it('exits at once on a second SIGTERM, naming the spans it did not deliver', async () => {
+    testbed.receiver.answerAlways({ delayMs: 10_000 });
+    const sidecar = startSidecar(
+      ['--stdin', '--no-live-updates', '--shutdown-timeout', '60s', '--status-interval', '50ms'],
+      {
+        keepStdinOpen: true,
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url, OTEL_METRICS_EXPORTER: 'none' },
+      },
+    );
+    sidecar.child.stdin!.write(journalText({ calls: 40 }));
+    await sidecar.waitForStderr(/480 events, 0 rejected, 0 calls open, 0 spans exported/);
+
+    sidecar.child.kill('SIGTERM');
+    await sidecar.waitForStderr(/received SIGTERM; ending open calls and flushing/);
+    sidecar.child.kill('SIGTERM');
+
+    // Well before the 60 s flush (and the 30 s test): the operator asked twice.
+    expect(await sidecar.exited).toEqual({ code: 4, signal: null });
+    expect(sidecar.stderr()).toMatch(
+      /received SIGTERM again; exiting now: 40 spans were not delivered; exit code 4\n$/,
+    );
+  });
 });
