@@ -68,10 +68,18 @@ describe('tooltrace sidecar export failures', () => {
     expect(new Set(testbed.receiver.spans.map((span) => span.spanId)).size).toBe(30);
   });
 
-  it('exits 4 on SIGTERM with a slow endpoint and names how many spans were not delivered', async () => {
+  /** A sidecar that has read 40 calls and exported none: the endpoint answers after 10 s. */
+  async function stuckSidecar(shutdownTimeout: string) {
     testbed.receiver.answerAlways({ delayMs: 10_000 });
     const sidecar = startSidecar(
-      ['--stdin', '--no-live-updates', '--shutdown-timeout', '1s', '--status-interval', '50ms'],
+      [
+        '--stdin',
+        '--no-live-updates',
+        '--shutdown-timeout',
+        shutdownTimeout,
+        '--status-interval',
+        '50ms',
+      ],
       {
         keepStdinOpen: true,
         env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url, OTEL_METRICS_EXPORTER: 'none' },
@@ -79,6 +87,11 @@ describe('tooltrace sidecar export failures', () => {
     );
     sidecar.child.stdin!.write(journalText({ calls: 40 }));
     await sidecar.waitForStderr(/480 events, 0 rejected, 0 calls open, 0 spans exported/);
+    return sidecar;
+  }
+
+  it('exits 4 on SIGTERM with a slow endpoint and names how many spans were not delivered', async () => {
+    const sidecar = await stuckSidecar('1s');
 
     sidecar.child.kill('SIGTERM');
 
@@ -92,16 +105,7 @@ describe('tooltrace sidecar export failures', () => {
   });
 
   it('exits at once on a second SIGTERM, naming the spans it did not deliver', async () => {
-    testbed.receiver.answerAlways({ delayMs: 10_000 });
-    const sidecar = startSidecar(
-      ['--stdin', '--no-live-updates', '--shutdown-timeout', '60s', '--status-interval', '50ms'],
-      {
-        keepStdinOpen: true,
-        env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url, OTEL_METRICS_EXPORTER: 'none' },
-      },
-    );
-    sidecar.child.stdin!.write(journalText({ calls: 40 }));
-    await sidecar.waitForStderr(/480 events, 0 rejected, 0 calls open, 0 spans exported/);
+    const sidecar = await stuckSidecar('60s');
 
     sidecar.child.kill('SIGTERM');
     await sidecar.waitForStderr(/received SIGTERM; ending open calls and flushing/);
