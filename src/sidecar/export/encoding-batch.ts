@@ -1,5 +1,7 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { SpanBatch } from './export-outcome.js';
+import { NumberTypes } from './number-types.js';
+import { RequestBuffers } from './request-buffers.js';
 
 /**
  * The spans of one scope (of one resource) in an {@link EncodingBatch}: where their bytes lie in
@@ -108,4 +110,52 @@ export function addRange(group: SpanGroup, start: number, end: number): void {
 export function followsOwnSpan(group: SpanGroup, position: number): boolean {
   const ranges = group.ranges;
   return ranges.length > 0 && ranges[ranges.length - 1] === position;
+}
+
+/**
+ * What the protobuf and JSON encoders share: the memory request bodies are written into (taken
+ * per batch, given back once sent), the number types per key, and the calls a transport makes.
+ * A subclass writes a span into a batch ({@link BatchEncoder.addSpan}) and closes the request
+ * around the batch's spans ({@link BatchEncoder.closeBatch}).
+ */
+export abstract class BatchEncoder {
+  protected readonly buffers = new RequestBuffers(1024 * 1024);
+  protected readonly numbers: NumberTypes;
+  readonly #encoding: BatchEncoding = {
+    add: (batch, span) => this.addSpan(batch, span),
+    close: (batch) => this.closeBatch(batch),
+  };
+
+  /** `numbers` decides int or double per key; share one with other encoders of the same stream. */
+  constructor(numbers: NumberTypes = new NumberTypes()) {
+    this.numbers = numbers;
+  }
+
+  /**
+   * The request body for `spans`, which the caller owns: the encoder writes the next into other
+   * memory. {@link release} it once sent, for its memory to be reused.
+   */
+  encode(spans: readonly ReadableSpan[]): Buffer {
+    return encodeAll(this.openBatch(), spans);
+  }
+
+  /**
+   * A batch that encodes each span as it is added and keeps only its bytes; its body, when
+   * closed, is what {@link encode} makes of the same spans. Batches are independent of each
+   * other; {@link release} a body once it will not be sent again.
+   */
+  openBatch(): SpanBatch<Buffer> {
+    return new EncodingBatch(this.#encoding, this.buffers.take());
+  }
+
+  /** Takes back a body {@link encode} returned, once nothing reads it any more (it was sent). */
+  release(body: Uint8Array): void {
+    this.buffers.give(body);
+  }
+
+  /** Writes `span` at the end of `batch`. */
+  protected abstract addSpan(batch: EncodingBatch, span: ReadableSpan): void;
+
+  /** The request body of `batch`'s spans. */
+  protected abstract closeBatch(batch: EncodingBatch): Buffer;
 }

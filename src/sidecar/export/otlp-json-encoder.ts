@@ -1,15 +1,6 @@
 import { SpanStatusCode, type Attributes, type HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import {
-  addRange,
-  encodeAll,
-  EncodingBatch,
-  followsOwnSpan,
-  type BatchEncoding,
-} from './encoding-batch.js';
-import type { SpanBatch } from './export-outcome.js';
-import { NumberTypes } from './number-types.js';
-import { RequestBuffers } from './request-buffers.js';
+import { addRange, BatchEncoder, followsOwnSpan, type EncodingBatch } from './encoding-batch.js';
 import {
   INT64_MAX,
   INT64_MIN,
@@ -69,8 +60,7 @@ const COMMA = 0x2c;
  * (`npm run bench:encoder`). Reuse one encoder: its caches are kept, and the memory of bodies
  * given back ({@link release}).
  */
-export class OtlpJsonTraceEncoder {
-  readonly #buffers = new RequestBuffers(1024 * 1024);
+export class OtlpJsonTraceEncoder extends BatchEncoder {
   #buffer: Buffer = EMPTY;
   #position = 0;
   readonly #keys = new Map<string, EncodedKey>();
@@ -79,41 +69,13 @@ export class OtlpJsonTraceEncoder {
   readonly #startTime = timeField(',"startTimeUnixNano":"');
   readonly #endTime = timeField(',"endTimeUnixNano":"');
   readonly #eventTime = timeField('{"timeUnixNano":"');
-  readonly #numbers: NumberTypes;
-
-  /** `numbers` decides int or double per key; share one with other encoders of the same stream. */
-  constructor(numbers: NumberTypes = new NumberTypes()) {
-    this.#numbers = numbers;
-  }
-
-  /**
-   * The request body for `spans`, which the caller owns: the encoder writes the next into other
-   * memory. {@link release} it once sent, for its memory to be reused.
-   */
-  encode(spans: readonly ReadableSpan[]): Buffer {
-    return encodeAll(this.openBatch(), spans);
-  }
-
-  /**
-   * A batch that encodes each span as it is added and keeps only its bytes; its body, when
-   * closed, is what {@link encode} makes of the same spans. Batches are independent of each
-   * other; {@link release} a body once it will not be sent again.
-   */
-  openBatch(): SpanBatch<Buffer> {
-    return new EncodingBatch(this.#encoding, this.#buffers.take());
-  }
-
-  readonly #encoding: BatchEncoding = {
-    add: (batch, span) => this.#add(batch, span),
-    close: (batch) => this.#close(batch),
-  };
 
   /**
    * Writes `span` at the end of `batch`, after a comma when the span before it is of its group.
    * The request up to the first group's spans starts the buffer: a batch of one group, the
    * rule, is then its own body once closed.
    */
-  #add(batch: EncodingBatch, span: ReadableSpan): void {
+  protected addSpan(batch: EncodingBatch, span: ReadableSpan): void {
     this.#buffer = batch.buffer;
     this.#position = batch.position;
     const before = this.#position;
@@ -145,7 +107,7 @@ export class OtlpJsonTraceEncoder {
     batch.size += 1;
   }
 
-  #close(batch: EncodingBatch): Buffer {
+  protected closeBatch(batch: EncodingBatch): Buffer {
     this.#buffer = batch.buffer;
     this.#position = batch.position;
     const groups = batch.groups;
@@ -156,11 +118,11 @@ export class OtlpJsonTraceEncoder {
       this.#byte(0x5d);
       this.#resourceClosing(group.resource);
       this.#ascii(']}');
-      return this.#buffers.lendToKeep(this.#buffer, 0, this.#position);
+      return this.buffers.lendToKeep(this.#buffer, 0, this.#position);
     }
     // Several groups (or none): the request is written anew around copies of their spans.
     const spans = this.#buffer;
-    this.#buffer = this.#buffers.take();
+    this.#buffer = this.buffers.take();
     this.#position = 0;
     this.#ascii('{"resourceSpans":[');
     let firstResource = true;
@@ -183,8 +145,8 @@ export class OtlpJsonTraceEncoder {
       this.#resourceClosing(scopes[0]!.resource);
     }
     this.#ascii(']}');
-    this.#buffers.reuse(spans);
-    return this.#buffers.lendToKeep(this.#buffer, 0, this.#position);
+    this.buffers.reuse(spans);
+    return this.buffers.lendToKeep(this.#buffer, 0, this.#position);
   }
 
   /** `{"resource":{…},"scopeSpans":[`. */
@@ -223,11 +185,6 @@ export class OtlpJsonTraceEncoder {
       this.#string(scope.schemaUrl);
     }
     this.#byte(0x7d);
-  }
-
-  /** Takes back a body {@link encode} returned, once nothing reads it any more (it was sent). */
-  release(body: Uint8Array): void {
-    this.#buffers.give(body);
   }
 
   #span(span: ReadableSpan): void {
@@ -351,7 +308,7 @@ export class OtlpJsonTraceEncoder {
         } else {
           if (!entry.double) {
             entry.double = true;
-            this.#numbers.isDouble(key, value);
+            this.numbers.isDouble(key, value);
           }
           this.#copy(entry.doublePrefix);
           this.#doubleDigits(value);
@@ -360,7 +317,7 @@ export class OtlpJsonTraceEncoder {
       } else {
         this.#copy(entry.bytes);
         if (!entry.double && Array.isArray(value)) {
-          entry.double = this.#numbers.isDoubleArray(key, value);
+          entry.double = this.numbers.isDoubleArray(key, value);
         }
         this.#anyValue(value, entry.double);
       }
@@ -382,7 +339,7 @@ export class OtlpJsonTraceEncoder {
         bytes: Buffer.from(bytes, 'utf8'),
         intPrefix: Buffer.from(bytes + INT_VALUE, 'utf8'),
         doublePrefix: Buffer.from(bytes + DOUBLE_VALUE, 'utf8'),
-        double: this.#numbers.isDoubleKey(key),
+        double: this.numbers.isDoubleKey(key),
         text: undefined,
         pair: undefined,
       };
@@ -589,7 +546,7 @@ export class OtlpJsonTraceEncoder {
   #ensure(bytes: number): void {
     const needed = this.#position + bytes;
     if (needed <= this.#buffer.length) return;
-    this.#buffer = this.#buffers.grow(this.#buffer, this.#position, needed);
+    this.#buffer = this.buffers.grow(this.#buffer, this.#position, needed);
   }
 }
 

@@ -1,8 +1,6 @@
 import type { AttributeValue, Attributes, HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { addRange, encodeAll, EncodingBatch, type BatchEncoding } from './encoding-batch.js';
-import type { SpanBatch } from './export-outcome.js';
-import { NumberTypes } from './number-types.js';
+import { addRange, BatchEncoder, type EncodingBatch } from './encoding-batch.js';
 import {
   FIXED32,
   FIXED64,
@@ -15,7 +13,6 @@ import {
   varint,
   varintSize,
 } from './protobuf-wire.js';
-import { RequestBuffers } from './request-buffers.js';
 import {
   INT64_MAX,
   INT64_MIN,
@@ -51,8 +48,7 @@ const OUTER_ROOM = 6;
  * name, version and schema URL but no attributes; so the encoder writes no `bytes_value`,
  * `kvlist_value` or scope attributes, since none can reach it.
  */
-export class OtlpTraceEncoder {
-  readonly #buffers = new RequestBuffers(1024 * 1024);
+export class OtlpTraceEncoder extends BatchEncoder {
   #buffer: Buffer = EMPTY;
   #view: DataView = new DataView(EMPTY.buffer, EMPTY.byteOffset, EMPTY.byteLength);
   #position = 0;
@@ -63,41 +59,13 @@ export class OtlpTraceEncoder {
   #seconds = Number.NaN;
   #secondsLow = 0;
   #secondsHigh = 0;
-  readonly #numbers: NumberTypes;
-
-  /** `numbers` decides int or double per key; share one with other encoders of the same stream. */
-  constructor(numbers: NumberTypes = new NumberTypes()) {
-    this.#numbers = numbers;
-  }
-
-  /**
-   * The request body for `spans`, which the caller owns: the encoder writes the next into other
-   * memory. {@link release} it once sent, for its memory to be reused.
-   */
-  encode(spans: readonly ReadableSpan[]): Buffer {
-    return encodeAll(this.openBatch(), spans);
-  }
-
-  /**
-   * A batch that encodes each span as it is added and keeps only its bytes; its body, when
-   * closed, is what {@link encode} makes of the same spans. Batches are independent of each
-   * other; {@link release} a body once it will not be sent again.
-   */
-  openBatch(): SpanBatch<Buffer> {
-    return new EncodingBatch(this.#encoding, this.#buffers.take());
-  }
-
-  readonly #encoding: BatchEncoding = {
-    add: (batch, span) => this.#add(batch, span),
-    close: (batch) => this.#close(batch),
-  };
 
   /**
    * Writes `span` at the end of `batch`. The first group's `ResourceSpans` and `ScopeSpans`
    * start the buffer, with room left for their lengths, which closing fills in: a batch of one
    * group, the rule, is then its own body.
    */
-  #add(batch: EncodingBatch, span: ReadableSpan): void {
+  protected addSpan(batch: EncodingBatch, span: ReadableSpan): void {
     this.#load(batch);
     const before = this.#position;
     let group = batch.groupOf(span);
@@ -148,7 +116,7 @@ export class OtlpTraceEncoder {
     this.#end(scopeMessage);
   }
 
-  #close(batch: EncodingBatch): Buffer {
+  protected closeBatch(batch: EncodingBatch): Buffer {
     this.#load(batch);
     const groups = batch.groups;
     if (groups.length === 1) {
@@ -166,11 +134,11 @@ export class OtlpTraceEncoder {
       const resourceSpansLength = this.#position - resourceStart;
       const start = resourceStart - 1 - varintSize(resourceSpansLength);
       this.#tagAndLength(start, tag(1, LENGTH_DELIMITED), resourceSpansLength);
-      return this.#buffers.lendToKeep(this.#buffer, start, this.#position);
+      return this.buffers.lendToKeep(this.#buffer, start, this.#position);
     }
     // Several groups (or none): the request is written anew around copies of their spans.
     const spans = this.#buffer;
-    this.#buffer = this.#buffers.take();
+    this.#buffer = this.buffers.take();
     this.#view = new DataView(
       this.#buffer.buffer,
       this.#buffer.byteOffset,
@@ -195,8 +163,8 @@ export class OtlpTraceEncoder {
       this.#schemaUrl(scopes[0]!.resource.schemaUrl);
       this.#end(resourceSpans);
     }
-    this.#buffers.reuse(spans);
-    return this.#buffers.lendToKeep(this.#buffer, 0, this.#position);
+    this.buffers.reuse(spans);
+    return this.buffers.lendToKeep(this.#buffer, 0, this.#position);
   }
 
   /** A `schema_url` (field 3 of `ResourceSpans` and of `ScopeSpans`), when there is one. */
@@ -227,11 +195,6 @@ export class OtlpTraceEncoder {
     batch.buffer = this.#buffer;
     batch.view = this.#view;
     batch.position = this.#position;
-  }
-
-  /** Takes back a body {@link encode} returned, once nothing reads it any more (it was sent). */
-  release(body: Uint8Array): void {
-    this.#buffers.give(body);
   }
 
   #span(span: ReadableSpan): void {
@@ -328,7 +291,7 @@ export class OtlpTraceEncoder {
       const integer = !entry.double && Number.isInteger(value);
       if (!integer && !entry.double) {
         entry.double = true;
-        this.#numbers.isDouble(key, value);
+        this.numbers.isDouble(key, value);
       }
       const anyLength = integer ? 1 + (value < 0x80 ? 1 : varintSize(value)) : 9;
       const pairLength = keyBytes.length + 2 + anyLength;
@@ -372,13 +335,13 @@ export class OtlpTraceEncoder {
       } else {
         if (!entry.double) {
           entry.double = true;
-          this.#numbers.isDouble(key, value);
+          this.numbers.isDouble(key, value);
         }
         this.#double(value);
       }
     } else {
       if (!entry.double && Array.isArray(value)) {
-        entry.double = this.#numbers.isDoubleArray(key, value);
+        entry.double = this.numbers.isDoubleArray(key, value);
       }
       this.#anyValue(value, entry.double);
     }
@@ -426,7 +389,7 @@ export class OtlpTraceEncoder {
           varint(bytes.length),
           bytes,
         ]),
-        double: this.#numbers.isDoubleKey(key),
+        double: this.numbers.isDoubleKey(key),
         text: undefined,
         pair: undefined,
       };
@@ -638,7 +601,7 @@ export class OtlpTraceEncoder {
   #ensure(bytes: number): void {
     const needed = this.#position + bytes;
     if (needed <= this.#buffer.length) return;
-    const grown = this.#buffers.grow(this.#buffer, this.#position, needed);
+    const grown = this.buffers.grow(this.#buffer, this.#position, needed);
     this.#buffer = grown;
     this.#view = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
   }
