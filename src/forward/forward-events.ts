@@ -365,13 +365,8 @@ function errorMessage(error: unknown): string {
 
 /** A sidecar's base URL, refused at once when it cannot be one (every send would fail). */
 export function checkSidecarUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new TypeError(`options.url must be an http:// or https:// URL, got '${url}'`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
     throw new TypeError(`options.url must be an http:// or https:// URL, got '${url}'`);
   }
   if (parsed.username !== '' || parsed.password !== '') {
