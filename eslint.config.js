@@ -68,12 +68,13 @@ const apiOnly = {
 };
 
 /**
- * `tooltrace/otel` loads nothing of OpenTelemetry but its APIs: the tracing and metrics API and
- * the logs API (for stream events as log records); never the SDK, an exporter or OTLP.
+ * `tooltrace/otel` loads nothing of OpenTelemetry but the API (its one peer dependency); never
+ * the SDK, an exporter or OTLP. The logs API, an optional peer, is required at run time only when
+ * stream events are asked for as log records without a provider (`logger-provider.ts`).
  */
 const apisOnly = {
-  group: ['@opentelemetry/*', '!@opentelemetry/api', '!@opentelemetry/api-logs'],
-  message: 'tooltrace/otel loads nothing of OpenTelemetry but its APIs (api, api-logs).',
+  group: ['@opentelemetry/*', '!@opentelemetry/api'],
+  message: 'tooltrace/otel loads nothing of OpenTelemetry but the API (its one peer dependency).',
 };
 
 /** Specifiers that reach folder `name` of src from a file up to three folders deep. */

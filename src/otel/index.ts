@@ -7,6 +7,7 @@
 export { traceToolCalls } from './trace-tool-calls.js';
 export type { ToolCallTracing } from './trace-tool-calls.js';
 export type { StreamEventsAs, TraceBy, TraceToolCallsOptions } from './options.js';
+export type { LoggerProviderLike, StreamLogger, StreamLogRecord } from './logger-provider.js';
 export type { AgentTracingStats } from './agent-tracer.js';
 export type { ToolCallTracingStats } from './tracing-stats.js';
 export { DerivedIdGenerator } from './derived-id-generator.js';

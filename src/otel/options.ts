@@ -1,9 +1,9 @@
 import type { Context, MeterProvider, Span, TracerProvider } from '@opentelemetry/api';
-import type { LoggerProvider } from '@opentelemetry/api-logs';
 import type { BusEvent } from '../bus/index.js';
 import { ConfigurationError } from '../errors/index.js';
 import type { EndReason } from './attribute-names.js';
 import type { DerivedIdGenerator } from './derived-id-generator.js';
+import type { LoggerProviderLike } from './logger-provider.js';
 import { isEventTypePattern } from './event-type-filter.js';
 import { redactCredentials, type RedactHook } from './redact.js';
 
@@ -38,9 +38,10 @@ export interface TraceToolCallsOptions {
   streamEvents?: StreamEventsAs;
   /**
    * Where log records go with `streamEvents` `log-records` or `both`.
-   * @default the global provider (`logs.getLoggerProvider()` of `@opentelemetry/api-logs`)
+   * @default the global provider (`logs.getLoggerProvider()` of `@opentelemetry/api-logs`, an
+   *   optional peer dependency loaded only then)
    */
-  loggerProvider?: LoggerProvider;
+  loggerProvider?: LoggerProviderLike;
   /**
    * Record content: the call's arguments (`gen_ai.tool.call.arguments`), stream payloads
    * (`tooltrace.stream.payload` on span events) and the output (`gen_ai.tool.call.result`),
@@ -172,7 +173,7 @@ export interface ResolvedOptions {
   readonly tracerProvider: TracerProvider | undefined;
   readonly meterProvider: MeterProvider | undefined;
   readonly streamEvents: StreamEventsAs;
-  readonly loggerProvider: LoggerProvider | undefined;
+  readonly loggerProvider: LoggerProviderLike | undefined;
   readonly captureContent: boolean;
   readonly maxContentBytes: number;
   readonly redact: RedactHook;

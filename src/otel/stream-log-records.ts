@@ -1,13 +1,16 @@
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import { SeverityNumber, type Logger, type LoggerProvider } from '@opentelemetry/api-logs';
 import { TOOL_STREAM_PARTIAL, TOOL_STREAM_PROGRESS } from '../events/index.js';
 import { VERSION } from '../version.js';
 import { ATTR_GEN_AI_TOOL_CALL_ID, ATTR_GEN_AI_TOOL_NAME } from './attribute-names.js';
 import type { ContentCapture } from './content-capture.js';
+import type { LoggerProviderLike, StreamLogger } from './logger-provider.js';
 import type { OpenCall } from './open-call.js';
 import { payloadBytes } from './payload-bytes.js';
 import { streamEventAttributes } from './stream-event-attributes.js';
 import { PARTIAL, type StreamKind } from './stream-sampler.js';
+
+/** `SeverityNumber.INFO` of `@opentelemetry/api-logs`. */
+const SEVERITY_INFO = 9;
 
 /**
  * Stream events as OpenTelemetry log records (`streamEvents: 'log-records'` or `'both'`), the
@@ -18,10 +21,10 @@ import { PARTIAL, type StreamKind } from './stream-sampler.js';
  * event becomes a record: the logs pipeline's own batching bounds what is held.
  */
 export class StreamLogRecords {
-  readonly #logger: Logger;
+  readonly #logger: StreamLogger;
   readonly #capture: ContentCapture | undefined;
 
-  constructor(provider: LoggerProvider, capture: ContentCapture | undefined) {
+  constructor(provider: LoggerProviderLike, capture: ContentCapture | undefined) {
     this.#logger = provider.getLogger('tooltrace', VERSION);
     this.#capture = capture;
   }
@@ -43,7 +46,7 @@ export class StreamLogRecords {
     this.#logger.emit({
       eventName: partial ? TOOL_STREAM_PARTIAL : TOOL_STREAM_PROGRESS,
       timestamp: call.hrTime(timeUnixNano),
-      severityNumber: SeverityNumber.INFO,
+      severityNumber: SEVERITY_INFO,
       attributes,
       context: trace.setSpanContext(ROOT_CONTEXT, call.spanContext),
     });

@@ -5,7 +5,6 @@ import {
   trace,
   type TracerProvider,
 } from '@opentelemetry/api';
-import { logs } from '@opentelemetry/api-logs';
 import type { BusEvent, EventBus, ScopeRunner } from '../bus/index.js';
 import {
   TOOL_INVOKE,
@@ -17,6 +16,7 @@ import {
 import { VERSION } from '../version.js';
 import { ATTR_GEN_AI_AGENT_NAME, type EndReason } from './attribute-names.js';
 import { AgentMetrics } from './agent-metrics.js';
+import { globalLoggerProvider } from './logger-provider.js';
 import { StreamLogRecords } from './stream-log-records.js';
 import { AgentTracer } from './agent-tracer.js';
 import { GenerationalMap } from './generational-map.js';
@@ -128,7 +128,7 @@ export class ToolCallTracer {
     this.#logRecords =
       options.streamEvents === 'span-events'
         ? undefined
-        : new StreamLogRecords(options.loggerProvider ?? logs.getLoggerProvider(), this.#capture);
+        : new StreamLogRecords(options.loggerProvider ?? globalLoggerProvider(), this.#capture);
     this.#index = new CausalIndex(options.maxRememberedEvents);
     const tracer = provider.getTracer('tooltrace', VERSION);
     this.#starter = new SpanStarter(

@@ -38,11 +38,8 @@ describe('package entry points', () => {
     expect(await openTelemetryLoadedBy('tooltrace/forward')).toEqual(['@opentelemetry/api']);
   });
 
-  it('tooltrace/otel loads the OpenTelemetry APIs and no SDK, exporter or OTLP package', async () => {
-    expect(await openTelemetryLoadedBy('tooltrace/otel')).toEqual([
-      '@opentelemetry/api',
-      '@opentelemetry/api-logs',
-    ]);
+  it('tooltrace/otel loads the OpenTelemetry API and nothing else of OpenTelemetry', async () => {
+    expect(await openTelemetryLoadedBy('tooltrace/otel')).toEqual(['@opentelemetry/api']);
   });
 
   it('tooltrace/testing loads no OpenTelemetry package', async () => {
