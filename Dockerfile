@@ -7,11 +7,12 @@
 #
 # docker-compose.yml builds it for the `sidecar` and `demo-agent` services.
 
-# One exact Node 20 release (the line the project supports), shared by both stages so the code is
-# compiled and run on the same runtime. Bump deliberately, never `latest`.
-ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+# One exact release of Node 24, the current LTS line (20 reached its end of life in April 2026),
+# shared by both stages so the code is built and run on the same runtime. Bump deliberately,
+# never `latest`. The package itself supports Node 20.19+, 22 and 24 (package.json engines).
+ARG NODE_IMAGE=node:24.22.3-bookworm-slim
 
-# ---- build: all dependencies, TypeScript -> dist/ ---------------------------------------------
+# ---- build: all dependencies, TypeScript -> dist/, packed as npm publishes it ----------------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 
@@ -20,33 +21,28 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 
-# tsconfig.build.json (rootDir src, outDir dist) extends tsconfig.json: src/cli.ts -> dist/cli.js,
-# which scripts/bundle-cli.ts then replaces with the bundled command (chunks in dist/cli-chunks).
-COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/bundle-cli.ts ./scripts/
+# tsconfig.build.json (rootDir src, outDir dist) extends tsconfig.json; scripts/bundle.ts then
+# bundles the command (dist/cli.js, chunks in dist/chunks) and rolls up declarations with
+# api-extractor.json. `npm pack` makes the tarball a user installs (--ignore-scripts: built).
+COPY tsconfig.json tsconfig.build.json api-extractor.json ./
+COPY scripts/bundle.ts ./scripts/
 COPY src ./src
-RUN npm run build
+COPY README.md CHANGELOG.md LICENSE ./
+RUN npm run build && npm pack --ignore-scripts --pack-destination /tmp/package
 
-# ---- runtime: production dependencies and the compiled output only --------------------------
+# ---- runtime: the package installed as a user installs it --------------------------------------
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
-WORKDIR /app
 
-# --omit=dev leaves out the compiler, linters and test tools. --ignore-scripts: `prepare` would
-# call tsc, which is not installed here, and no production dependency needs its install script
-# (test/deploy checks the lockfile for that).
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# A global install of the packed tarball: tooltrace and its one peer, @opentelemetry/api (the
+# package has no runtime dependencies; the SDK and exporters are inside its bundle), with the
+# `tooltrace` bin linked onto PATH. --ignore-scripts: the tarball is built already.
+COPY --from=build /tmp/package /tmp/package
+RUN npm install --global --ignore-scripts --no-audit --no-fund /tmp/package/tooltrace-*.tgz \
+  && rm -rf /tmp/package && npm cache clean --force
 
-COPY --from=build /app/dist ./dist
-COPY LICENSE ./
-
-# `tooltrace` on PATH, as a global install would link the package's bin (dist/cli.js starts with
-# a `#!/usr/bin/env node` line).
-RUN chmod 0755 /app/dist/cli.js && ln -s /app/dist/cli.js /usr/local/bin/tooltrace
-
-# The files stay owned by root, read-only to the process, which runs as the unprivileged `node`
-# user of the base image. Mount a volume for --checkpoint or --file paths that must be written.
+# The installed files stay owned by root, read-only to the process, which runs as the
+# unprivileged `node` user of the base image. Mount a volume for --checkpoint or --file paths that must be written.
 USER node
 
 EXPOSE 4319

@@ -22,7 +22,7 @@ const ENTRIES = [
   { report: 'tooltrace', types: 'dist/index.d.ts' },
   { report: 'tooltrace-otel', types: 'dist/otel/index.d.ts' },
   { report: 'tooltrace-forward', types: 'dist/forward/index.d.ts' },
-  { report: 'tooltrace-sidecar', types: 'dist/sidecar/index.d.ts' },
+  { report: 'tooltrace-sidecar', types: 'dist/sidecar/bundle.d.ts' },
   { report: 'tooltrace-testing', types: 'dist/testing/index.d.ts' },
 ];
 

@@ -8,8 +8,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * Vitest's global setup: builds `dist` once before any test file runs, as `npm run build` does,
  * so the tests that spawn the CLI (the bundled `dist/cli.js`) or import the package by name run
  * the built JavaScript with plain `node`. The compile is incremental (tsconfig.build.json keeps
- * its state inside `dist`, so deleting `dist` rebuilds it whole) and the bundle takes well under
- * a second: after `npm test`'s own build, or when nothing changed, it takes about two.
+ * its state inside `dist`, so deleting `dist` rebuilds it whole); the bundles take about a second
+ * and the sidecar's declaration roll-up a few more.
  */
 export default function buildDist(): void {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -17,7 +17,7 @@ export default function buildDist(): void {
     cwd: ROOT,
     stdio: 'inherit',
   });
-  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bundle-cli.ts'], {
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bundle.ts'], {
     cwd: ROOT,
     stdio: 'inherit',
   });

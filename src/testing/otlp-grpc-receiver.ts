@@ -1,5 +1,5 @@
-import type * as GrpcModule from '@grpc/grpc-js';
-import type { Metadata, sendUnaryData, ServerUnaryCall, ServiceError } from '@grpc/grpc-js';
+import type * as GrpcModule from '../vendor/grpc.js';
+import type { Metadata, sendUnaryData, ServerUnaryCall, ServiceError } from '../vendor/grpc.js';
 import { CountWaiters, type WaitFailure } from './count-waiters.js';
 import { decodeTraceRequest } from './decode-trace-request.js';
 import { OtlpDecodeError } from './otlp-decode-error.js';
@@ -68,7 +68,8 @@ export interface OtlpGrpcReceiver {
 
 /** Starts an {@link OtlpGrpcReceiver} on `127.0.0.1` and a free port. */
 export async function startOtlpGrpcReceiver(): Promise<OtlpGrpcReceiver> {
-  const grpc = await import('@grpc/grpc-js');
+  // Loaded on first use: the HTTP receiver (and the demo) never pay for gRPC.
+  const grpc = await import('../vendor/grpc.js');
   const spans: ReceivedSpan[] = [];
   const requests: ReceivedGrpcRequest[] = [];
   const waiters = new CountWaiters();

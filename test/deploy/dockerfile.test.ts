@@ -59,22 +59,35 @@ function runHealthcheck(url: string): Promise<number> {
   });
 }
 
+/**
+ * Whether `version` ([major, minor, patch]) satisfies an `engines.node` range made of `^X.Y.Z`
+ * and `>=X.Y.Z` alternatives joined by `||` (the forms package.json uses).
+ */
+function satisfiesEngines(range: string, version: number[]): boolean {
+  const compare = (a: number[], b: number[]): number =>
+    a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!;
+  return range.split('||').some((alternative) => {
+    const match = /^\s*(\^|>=)(\d+)\.(\d+)\.(\d+)\s*$/.exec(alternative);
+    if (match === null) throw new Error(`engines.node: cannot read ${alternative.trim()}`);
+    const floor = match.slice(2).map(Number);
+    if (compare(version, floor) < 0) return false;
+    return match[1] === '>=' || version[0] === floor[0];
+  });
+}
+
 describe('Dockerfile', () => {
   describe('base image', () => {
-    it('uses one exact Node 20 slim release for every stage', () => {
+    it('uses one exact release of Node 24, the current LTS line, for every stage', () => {
       const images = new Set(dockerfile.stages.map((stage) => stage.image));
       expect(images.size).toBe(1);
       const [image] = images;
-      expect(image).toMatch(/^node:20\.\d+\.\d+-[a-z]+-slim$/);
+      expect(image).toMatch(/^node:24\.\d+\.\d+-[a-z]+-slim$/);
     });
 
     it("satisfies package.json's engines.node", () => {
       const engines = mapAt(packageJson.engines, 'package.json: engines');
-      const minimum = /^>=(\d+)\.(\d+)/.exec(stringAt(engines.node, 'engines.node'));
-      const version = /^node:(\d+)\.(\d+)\./.exec(runtime.image);
-      expect(minimum).not.toBeNull();
-      expect(Number(version![1])).toBe(Number(minimum![1]));
-      expect(Number(version![2])).toBeGreaterThanOrEqual(Number(minimum![2]));
+      const version = /^node:(\d+)\.(\d+)\.(\d+)/.exec(runtime.image)!.slice(1).map(Number);
+      expect(satisfiesEngines(stringAt(engines.node, 'engines.node'), version)).toBe(true);
     });
   });
 
@@ -94,14 +107,28 @@ describe('Dockerfile', () => {
         true,
       );
       const scripts = mapAt(packageJson.scripts, 'package.json: scripts');
-      expect(scripts.build).toBe('tsc -p tsconfig.build.json && tsx scripts/bundle-cli.ts');
+      expect(scripts.build).toBe('tsc -p tsconfig.build.json && tsx scripts/bundle.ts');
+    });
+
+    it('packs the built package as npm publishes it, without running the build again', () => {
+      const pack = instructionsOf(build, 'RUN').find((run) => /\bnpm pack\b/.test(run.args));
+      expect(pack?.args).toMatch(/--ignore-scripts/);
+      expect(pack?.args).toMatch(/--pack-destination \/tmp\/package\b/);
     });
 
     it('copies every file the build reads and nothing .dockerignore leaves out', () => {
       expect(stageFiles.get('build')!.missingSources).toEqual([]);
       const files = stageFiles.get('build')!.files;
       const workdir = stageFiles.get('build')!.workdir;
-      for (const file of ['package.json', 'package-lock.json', 'tsconfig.build.json']) {
+      for (const file of [
+        'package.json',
+        'package-lock.json',
+        'tsconfig.build.json',
+        'api-extractor.json',
+        'scripts/bundle.ts',
+        'README.md',
+        'LICENSE',
+      ]) {
         expect(files.has(posix.join(workdir, file)), file).toBe(true);
       }
       for (const file of buildCompilerOptions().extends) {
@@ -118,21 +145,23 @@ describe('Dockerfile', () => {
   });
 
   describe('runtime stage', () => {
-    it('installs production dependencies only, without lifecycle scripts', () => {
-      const install = instructionsOf(runtime, 'RUN').find((run) => /\bnpm ci\b/.test(run.args));
-      expect(install?.args).toMatch(/--omit=dev/);
+    it('installs the packed tarball globally, as a user installs it, without lifecycle scripts', () => {
+      const copies = instructionsOf(runtime, 'COPY');
+      expect(copies.map((copy) => copy.args)).toEqual(['--from=build /tmp/package /tmp/package']);
+      const install = instructionsOf(runtime, 'RUN').find((run) =>
+        /\bnpm install\b/.test(run.args),
+      );
+      expect(install?.args).toMatch(/--global/);
       expect(install?.args).toMatch(/--ignore-scripts/);
-      expect(runtimeFiles.missingSources).toEqual([]);
-      for (const file of ['package.json', 'package-lock.json']) {
-        expect(runtimeFiles.files.has(posix.join(runtimeFiles.workdir, file)), file).toBe(true);
-      }
+      expect(install?.args).toMatch(/\/tmp\/package\/tooltrace-\*\.tgz/);
     });
 
-    it('holds the compiled CLI, copied from the build stage, and no TypeScript sources', () => {
-      expect(runtimeFiles.files.has(posix.join(runtimeFiles.workdir, binPath()))).toBe(true);
+    it('holds no TypeScript sources and no copy of the build tree', () => {
+      expect(runtimeFiles.missingSources).toEqual([]);
       expect(
         [...runtimeFiles.files].filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')),
       ).toEqual([]);
+      expect(instructionsOf(runtime, 'RUN').some((run) => /\bnpm ci\b/.test(run.args))).toBe(false);
     });
 
     it('runs as the unprivileged node user', () => {
@@ -140,23 +169,13 @@ describe('Dockerfile', () => {
       expect(user).toBe('node');
     });
 
-    it('has ENTRYPOINT tooltrace, linked on PATH to the compiled bin', () => {
+    it('has ENTRYPOINT tooltrace, the bin the global install links onto PATH', () => {
       const [command, ...rest] = exec('ENTRYPOINT');
       expect(command).toBe('tooltrace');
       expect(rest).toEqual([]);
-      const link = instructionsOf(runtime, 'RUN')
-        .map((run) => /\bln -s (\S+) (\S+)/.exec(run.args))
-        .find((match) => match !== null);
-      expect(link, 'a RUN links the bin onto PATH').toBeDefined();
-      const [, target, linkPath] = link!;
-      expect(linkPath).toBe(`/usr/local/bin/${command}`);
-      expect(target).toBe(posix.join(runtimeFiles.workdir, binPath()));
-      expect(runtimeFiles.files.has(target!)).toBe(true);
-      expect(
-        instructionsOf(runtime, 'RUN').some((run) =>
-          new RegExp(`chmod (0?755|\\+x) ${target!.replace(/[.]/g, '\\.')}`).test(run.args),
-        ),
-      ).toBe(true);
+      expect(Object.keys(mapAt(packageJson.bin, 'package.json: bin'))).toEqual([command]);
+      expect(repoFileExists('src/cli.ts')).toBe(true);
+      expect(compiledPath('src/cli.ts')).toBe(binPath());
       // Executed through the link, the compiled file must say which interpreter runs it.
       expect(readRepoText('src/cli.ts').split('\n', 1)[0]).toBe('#!/usr/bin/env node');
     });
@@ -257,7 +276,10 @@ describe('Dockerfile', () => {
         'package-lock.json',
         'tsconfig.json',
         'tsconfig.build.json',
-        'scripts/bundle-cli.ts',
+        'scripts/bundle.ts',
+        'api-extractor.json',
+        'README.md',
+        'CHANGELOG.md',
         'src/cli.ts',
         'LICENSE',
       ]) {
@@ -313,7 +335,17 @@ describe('Dockerfile', () => {
         }
       };
       visit('', isYamlMap(packageJson.dependencies) ? packageJson.dependencies : {}, false);
-      visit('', isYamlMap(packageJson.peerDependencies) ? packageJson.peerDependencies : {}, false);
+      const rootPeerMeta = isYamlMap(packageJson.peerDependenciesMeta)
+        ? packageJson.peerDependenciesMeta
+        : {};
+      const rootRequiredPeers = Object.fromEntries(
+        Object.entries(
+          isYamlMap(packageJson.peerDependencies) ? packageJson.peerDependencies : {},
+        ).filter(
+          ([peer]) => !(isYamlMap(rootPeerMeta[peer]) && rootPeerMeta[peer].optional === true),
+        ),
+      );
+      visit('', rootRequiredPeers, false);
       return closure;
     };
 
@@ -323,12 +355,10 @@ describe('Dockerfile', () => {
       protobufjs: 'postinstall prints a version-scheme warning; nothing is built',
     };
 
-    it('finds every dependency and required peer in the lockfile', () => {
+    it('has no runtime dependencies: the install is the package and its one required peer', () => {
+      expect(packageJson.dependencies).toBeUndefined();
       const closure = productionClosure();
-      expect(closure.has('node_modules/@opentelemetry/api')).toBe(true);
-      for (const name of Object.keys(mapAt(packageJson.dependencies, 'dependencies'))) {
-        expect(closure.has(`node_modules/${name}`), name).toBe(true);
-      }
+      expect([...closure.keys()]).toEqual(['node_modules/@opentelemetry/api']);
     });
 
     it('needs no install script, so --ignore-scripts loses nothing', () => {
