@@ -4,4 +4,6 @@
  * and the wire codec only: an agent that forwards loads nothing of OpenTelemetry but the API.
  */
 export { forwardEvents } from './forward-events.js';
-export type { ForwardOptions, Forwarder, ForwarderStats } from './forward-events.js';
+export { ForwardError } from './forward-error.js';
+export type { ForwardErrorKind } from './forward-error.js';
+export type { ForwardOptions, Forwarder, ForwarderStats } from './forward-options.js';
