@@ -60,6 +60,8 @@ export class AgentSpan implements AgentSpanInit {
   firstChunkUnixNano: bigint | undefined;
   /** A model call ended by `llm.stream.end` whose `llm.response` may still come. */
   awaitingResponse = false;
+  /** The span's name (`invoke_agent planner`, `chat gpt-4o`), for a snapshot of it. */
+  name = '';
   /** What the span's instruments are recorded with. */
   agentName = '';
   requestModel = '';

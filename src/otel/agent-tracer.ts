@@ -60,6 +60,7 @@ import {
   type LlmFields,
   type SubagentFields,
 } from './agent-fields.js';
+import { exportAgentCut } from './agent-cut.js';
 import { applyLlmOutcome, applySubagentOutcome } from './agent-outcome.js';
 import {
   chatByRequest,
@@ -716,6 +717,7 @@ export class AgentTracer {
       now,
     );
     agent.agentName = how.agentName;
+    agent.name = how.name;
     this.#open.set(agent.spanContext.spanId, agent);
     if (agent.startEventId !== '') this.#byStartId.set(agent.startEventId, agent);
     this.#counts.spansStarted += 1;
@@ -783,18 +785,21 @@ export class AgentTracer {
       forgetSpan(session, agent);
     }
     this.#ended[reason] += 1;
+    // With derived ids a span cut by shutdown keeps its id for its real end (see exportAgentCut).
+    const cut = reason === 'shutdown' && this.#options.idGenerator !== undefined;
     try {
       agent.span.setAttribute(ATTR_END_REASON, reason);
       agent.eventAttributes(agent.span);
       const end = endUnixNano > agent.startUnixNano ? endUnixNano : agent.startUnixNano;
-      agent.span.end(agent.hrTime(end));
+      if (cut) exportAgentCut(this.#deps.starter, agent, end);
+      else agent.span.end(agent.hrTime(end));
       this.#measure(agent, reason, end);
     } catch (error) {
       this.#deps.errors.report('tracer', error);
     }
     this.childStarted(agent.parentSpanId, endUnixNano, now);
     const hook = this.#options.onSpanEnd;
-    if (hook === undefined) return;
+    if (hook === undefined || cut) return;
     try {
       hook(agent.span, reason);
     } catch (error) {

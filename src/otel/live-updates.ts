@@ -8,6 +8,7 @@ import {
 } from '@opentelemetry/api';
 import { VERSION } from '../version.js';
 import {
+  ATTR_END_REASON,
   ATTR_EVENT_ID,
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_INFLIGHT,
@@ -42,14 +43,20 @@ export interface LiveUpdatesSettings {
   readonly intervalMs: number;
   /** Content capture, or `undefined` when content is off (no payload on snapshots then). */
   readonly capture: ContentCapture | undefined;
-  /** Gives snapshots ids derived from their call's span id, so a replay re-exports the same. */
+  /**
+   * Gives snapshots ids derived from their call's span id and what they show, so a replay
+   * re-exports the same snapshot only when it shows the same.
+   */
   readonly idGenerator: DerivedIdGenerator | undefined;
+  /** Whether snapshots are taken while calls run (`liveUpdates`); else only {@link LiveUpdates.cut}. @default true */
+  readonly ticking?: boolean;
   readonly errors: ErrorReporter;
 }
 
 /**
- * The subscriber's {@link LiveUpdates}, or `undefined` when `liveUpdates` is off (then there is
- * no timer at all). Snapshots use `tracer` when they go where the call spans go, else a tracer
+ * The subscriber's {@link LiveUpdates}, or `undefined` when `liveUpdates` is off and ids are not
+ * derived (then there is no timer at all; with derived ids it is there, without a timer, for
+ * the snapshots of calls cut by shutdown). Snapshots use `tracer` when they go where the call spans go, else a tracer
  * of `liveTracerProvider`.
  */
 export function createLiveUpdates(
@@ -57,8 +64,9 @@ export function createLiveUpdates(
   tracer: Tracer | undefined,
   state: Pick<LiveUpdatesSettings, 'open' | 'capture' | 'errors'>,
 ): LiveUpdates | undefined {
-  if (!options.liveUpdates) return undefined;
+  if (!options.liveUpdates && options.idGenerator === undefined) return undefined;
   return new LiveUpdates({
+    ticking: options.liveUpdates,
     ...state,
     tracer:
       tracer ??
@@ -95,7 +103,8 @@ export class LiveUpdates {
   readonly #idGenerator: DerivedIdGenerator | undefined;
   readonly #errors: ErrorReporter;
   #timer: NodeJS.Timeout | undefined;
-  #closed = false;
+  /** Closed for good, or never ticking: no timer. */
+  #closed: boolean;
   #exported = 0;
 
   constructor(settings: LiveUpdatesSettings) {
@@ -106,6 +115,31 @@ export class LiveUpdates {
     this.#capture = settings.capture;
     this.#idGenerator = settings.idGenerator;
     this.#errors = settings.errors;
+    this.#closed = settings.ticking === false;
+  }
+
+  /**
+   * Whether a call cut short by shutdown is exported as a last snapshot ({@link cut}) rather
+   * than as its span: ids are derived, so a restart (or a later replay of the journal) reads the
+   * call again and ends it under the same span id, which must then carry the call's real end.
+   */
+  get cutsByShutdown(): boolean {
+    return this.#idGenerator !== undefined;
+  }
+
+  /**
+   * Exports the last snapshot of a call still open at shutdown, marked
+   * `tooltrace.end_reason=shutdown` and ending at `endUnixNano`, in place of its own span (see
+   * {@link cutsByShutdown}). Its id is derived from what it shows: a later cut of the same call
+   * that got further is another snapshot, never another copy of this one.
+   */
+  cut(call: OpenCall, endUnixNano: bigint): void {
+    const update = call.liveUpdates + 1;
+    const span = this.#start(call, update, endUnixNano, 'shutdown');
+    span.setAttribute(ATTR_END_REASON, 'shutdown');
+    span.end(call.hrTime(endUnixNano));
+    call.liveUpdates = update;
+    this.#exported += 1;
   }
 
   /** Snapshots exported so far (for `stats().inflightUpdates`). */
@@ -159,8 +193,9 @@ export class LiveUpdates {
     try {
       if (!call.span.isRecording()) return;
       const update = call.liveUpdates + 1;
-      const span = this.#start(call, update);
-      span.end(call.hrTime(snapshotEnd(call, now)));
+      const end = snapshotEnd(call, now);
+      const span = this.#start(call, update, end, 'running');
+      span.end(call.hrTime(end));
       call.liveUpdates = update;
       this.#exported += 1;
     } catch (error) {
@@ -168,13 +203,13 @@ export class LiveUpdates {
     }
   }
 
-  #start(call: OpenCall, update: number): Span {
+  #start(call: OpenCall, update: number, endUnixNano: bigint, state: string): Span {
     const generator = this.#idGenerator;
-    // The parent is valid, so the SDK draws a span id only; a trace id is never queued.
-    generator?.queue(
-      undefined,
-      generator.spanIdFor(`inflight\u0000${call.spanContext.spanId}\u0000${update}`),
-    );
+    // The parent is valid, so the SDK draws a span id only; a trace id is never queued. The key
+    // holds what the snapshot shows (how far the call got, where it ends): a replay that shows
+    // the same re-exports the same span, one that shows more gets an id of its own.
+    const key = `inflight\u0000${call.spanContext.spanId}\u0000${update}\u0000${call.streamEventCount}\u0000${endUnixNano}\u0000${state}`;
+    generator?.queue(undefined, generator.spanIdFor(key));
     try {
       return this.#tracer.startSpan(
         `${toolSpanName(call.toolName)}${INFLIGHT_NAME_SUFFIX}`,

@@ -520,8 +520,12 @@ export class ToolCallTracer {
     this.#counts.streamEventsCoalesced += call.coalescedCount;
     this.#ended[reason] += 1;
     this.#live?.finish(call);
+    // With derived ids a call cut by shutdown keeps its span id for its real end (read again
+    // after a restart): what it did so far goes out as a snapshot instead of as its span.
+    const cut = reason === 'shutdown' && this.#live?.cutsByShutdown === true;
     try {
-      call.span.end(call.hrTime(endUnixNano));
+      if (cut) this.#live?.cut(call, endUnixNano);
+      else call.span.end(call.hrTime(endUnixNano));
       // Without a meter that records, the measurement would be built for nothing.
       if (this.#metrics.recording) {
         this.#metrics.callEnded(
@@ -542,7 +546,7 @@ export class ToolCallTracer {
       this.#errors.report('tracer', error);
     }
     const hook = this.#options.onSpanEnd;
-    if (hook === undefined) return;
+    if (hook === undefined || cut) return;
     try {
       hook(call.span, reason);
     } catch (error) {

@@ -222,7 +222,9 @@ describe('tooltrace view', () => {
       const path = join(directory, 'events.ndjson');
       const bus = new EventBus();
       const forwarder = forwardEvents(bus, { file: path });
-      await runDemoAgent(bus, demoPace(0.02));
+      // In the demo run's session (each run has a new one), so the two waterfalls compare.
+      const session = /session (demo-[0-9a-f]{8})/.exec(demoWaterfall[1]!)![1]!;
+      await runDemoAgent(bus, demoPace(0.02), session);
       expect(await forwarder.close()).toBe(true);
       expect(forwarder.stats().dropped).toBe(0);
 

@@ -1,5 +1,6 @@
 import type { IntakeOutcome } from '../pipeline/index.js';
 import type { ClientTokens } from './client-tokens.js';
+import type { RefusalLog } from './refusal-log.js';
 
 /** What the HTTP intake counts, for `/metrics` ({@link SidecarMetrics} implements it). */
 export interface HttpIntakeMetrics {
@@ -64,6 +65,8 @@ export interface HttpIntakeOptions {
   renderMetrics: () => string;
   /** Where refusals and connections are counted. @default nowhere */
   metrics?: HttpIntakeMetrics;
+  /** Where the first refusal of each client and reason is logged. @default nowhere */
+  refusals?: RefusalLog;
   /**
    * Seconds a client is told to wait when the queue is full.
    * @default 1

@@ -375,6 +375,16 @@ export class HttpIntake {
   #refuse(response: ServerResponse, refusal: Refusal): void {
     if (response.headersSent) return;
     this.#options.metrics?.httpRefused(refusal.status);
+    const request = response.req;
+    this.#options.refusals?.refused(
+      {
+        method: request.method ?? '',
+        path: (request.url ?? '/').split('?')[0] ?? '',
+        remoteAddress: request.socket.remoteAddress ?? '',
+        client: this.#clientOf(request),
+      },
+      refusal,
+    );
     refuse(response, refusal);
   }
 

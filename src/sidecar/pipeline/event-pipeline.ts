@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ROOT_CONTEXT, trace, TraceFlags, type Context } from '@opentelemetry/api';
 import { newEventId, type BusEvent, type EventBus, type EventInit } from '../../bus/index.js';
-import { ATTR_END_REASON } from '../../otel/attribute-names.js';
+import { ATTR_END_REASON, ATTR_INFLIGHT } from '../../otel/attribute-names.js';
 import {
   IO_SESSION_START,
   TOOL_INVOKE,
@@ -83,6 +83,7 @@ export class EventPipeline {
   readonly #traceparents = new Map<string, Context>();
   /** The line being replayed; `undefined` between lines (a timer releasing held events). */
   #dispatch: Dispatch | undefined;
+  #replaying = false;
   /** Where spans started outside any line are pinned: the checkpointed file, if any. */
   #fallbackTracker: CheckpointTracker | undefined;
   /** The receipt each pinned span, not ended yet, is pinned under. */
@@ -124,6 +125,14 @@ export class EventPipeline {
       ? ''
       : event.id;
 
+  /**
+   * Whether the line being replayed was read by the run before a restart (its file's
+   * checkpoint says how far that run read): its calls are exported again, not measured again.
+   */
+  get replaying(): boolean {
+    return this.#replaying;
+  }
+
   /** The parent an envelope's `traceparent` gave a tool call, for the subscriber. */
   parentContext = (event: BusEvent): Context | undefined => {
     const context = this.#traceparents.get(event.id);
@@ -149,13 +158,17 @@ export class EventPipeline {
   /**
    * What export keeps of an ended span to release its pin once exported ({@link spanExported}):
    * `undefined` when nothing is pinned, or when the span was ended by shutdown, which keeps its
-   * pin: the call is not over, and a restart must read it again to export it whole.
+   * pin: the call is not over, and a restart must read it again to export it whole. (With the
+   * sidecar's derived ids such a call is not ended at all, which keeps its pin just the same;
+   * the snapshot exported in its place, `tooltrace.inflight`, lets go of its own.)
    */
   spanEnded(span: { attributes: Record<string, unknown> }): object | undefined {
     const receipt = this.#pinned.get(span);
     if (receipt === undefined) return undefined;
     this.#pinned.delete(span);
-    return span.attributes[ATTR_END_REASON] === 'shutdown' ? undefined : receipt;
+    const cut =
+      span.attributes[ATTR_END_REASON] === 'shutdown' && span.attributes[ATTR_INFLIGHT] !== true;
+    return cut ? undefined : receipt;
   }
 
   /** Releases the pin of an exported span, by what {@link spanEnded} gave for it. */
@@ -313,10 +326,12 @@ export class EventPipeline {
     }
     const root = tracker?.rootOf(lineStart, init, result.hasEventId ? init.id! : '') ?? 0;
     this.#dispatch = tracker === undefined ? UNTRACKED : { tracker, root };
+    this.#replaying = tracker?.readBefore(lineEnd) ?? false;
     try {
       return this.#emit(init, sourceName);
     } finally {
       this.#dispatch = undefined;
+      this.#replaying = false;
       tracker?.lineDone(root, lineEnd);
     }
   }
