@@ -63,10 +63,13 @@ const noOpenTelemetry = {
   message: 'The root entry never imports OpenTelemetry.',
 };
 
-/** `tooltrace/forward` loads nothing of OpenTelemetry but the API. */
-const apiOnly = {
-  group: ['@opentelemetry/*', '!@opentelemetry/api'],
-  message: 'tooltrace/forward loads nothing of OpenTelemetry but the API.',
+/**
+ * `tooltrace/forward` loads no OpenTelemetry package: an agent that only forwards its events
+ * needs none (its problems go to its own `onError`, not to the API's `diag`).
+ */
+const noOpenTelemetryInForward = {
+  group: ['@opentelemetry/*'],
+  message: 'tooltrace/forward loads no OpenTelemetry package.',
 };
 
 /**
@@ -108,7 +111,7 @@ function layerRule(layer) {
     });
   }
   if (rootLayers.has(layer)) patterns.push(noOpenTelemetry);
-  if (layer === 'forward') patterns.push(apiOnly);
+  if (layer === 'forward') patterns.push(noOpenTelemetryInForward);
   if (layer === 'otel') patterns.push(apisOnly);
   // The sidecar's rooms have rules of their own; its own rule covers the composition only.
   const files = layer === 'sidecar' ? ['src/sidecar/*.ts'] : [`src/${layer}/**/*.ts`];
