@@ -58,6 +58,8 @@ export type {
   SubagentIteration,
   SubagentSpawn,
   SubagentStarted,
+  ToolAttributes,
+  ToolAttributeValue,
   ToolCall,
   ToolResult,
   ToolStreamBase,
