@@ -124,6 +124,7 @@ describe('bridge()', () => {
       expect(results[0]!.payload).toMatchObject({ output: 'ok', attributes: { good: 'yes' } });
       expect(Object.keys(results[0]!.payload.attributes ?? {})).toEqual(['good']);
       const reported = errors.map((event) => event.payload.error);
+      for (const error of reported) expect(error).toBeInstanceOf(MalformedToolEventError);
       expect(reported.map((error) => (error as MalformedToolEventError).field)).toEqual([
         'attributes.nested',
         'attributes.mixed',
