@@ -74,6 +74,7 @@ export type {
   StreamingToolPluginOptions,
   ToolChannelOptions,
   ToolEvent,
+  ToolEventDetails,
   ToolEventKind,
   ToolFactory,
 } from './streamtool/index.js';
