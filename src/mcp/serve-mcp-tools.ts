@@ -81,8 +81,8 @@ export function serveMcpTools(
   if (server === null || typeof server !== 'object' || typeof server.registerTool !== 'function') {
     throw new TypeError('server must be an McpServer');
   }
-  if (!Array.isArray(tools as unknown))
-    throw new TypeError('tools must be an array of ChannelTools');
+  const given: unknown = tools;
+  if (!Array.isArray(given)) throw new TypeError('tools must be an array of ChannelTools');
   const bus = options.bus ?? new EventBus();
   const source = options.source ?? 'mcp.server';
   return tools.map((entry) => {
