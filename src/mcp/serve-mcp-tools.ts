@@ -29,8 +29,11 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** A {@link ChannelTool} with what an MCP client is told about it. */
 export interface McpServedTool {
+  /** The tool; its `name` is the name clients call it by. */
   tool: ChannelTool;
+  /** A human-readable name for clients' lists. */
   title?: string;
+  /** What the tool does, for the model; also the span's `gen_ai.tool.description`. */
   description?: string;
   /**
    * The arguments, as `McpServer.registerTool` takes them (a Zod object or raw shape): clients
@@ -38,6 +41,7 @@ export interface McpServedTool {
    * listed as taking no arguments and receives `{}`.
    */
   inputSchema?: ZodRawShapeCompat | AnySchema;
+  /** Hints for clients (`readOnlyHint`, `destructiveHint`, …), passed on as they are. */
   annotations?: ToolAnnotations;
 }
 
