@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOtlpReceiver } from '../../src/testing/index.js';
+import { startOtlpReceiver, type ReceivedSpan } from '../../src/testing/index.js';
 import { childEnv, ROOT } from '../demo/cli-process.js';
 
 const run = promisify(execFile);
@@ -86,5 +86,47 @@ describe('README.md', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  /** Runs the block that contains `marker` against a fresh receiver; returns what it exported. */
+  async function runBlock(marker: string, spanCount: number): Promise<ReceivedSpan[]> {
+    const index = blocks.findIndex((block) => block.code.includes(marker));
+    expect(index).toBeGreaterThanOrEqual(0);
+    const script = join(BLOCKS_DIR, `run-${index + 1}.mjs`);
+    const { outputText } = ts.transpileModule(blocks[index]!.code, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    });
+    writeFileSync(script, outputText);
+    const receiver = await startOtlpReceiver();
+    try {
+      await run(process.execPath, [script], {
+        cwd: ROOT,
+        env: childEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }),
+        timeout: 20_000,
+      });
+      return await receiver.waitForSpans(spanCount);
+    } finally {
+      await receiver.close();
+    }
+  }
+
+  it('has an MCP block that runs: the served call under the client call, four progress events each', async () => {
+    const spans = await runBlock('serveMcpTools(', 2);
+    const [client, served] = [...spans].sort((a, b) =>
+      a.parentSpanId === '' ? -1 : b.parentSpanId === '' ? 1 : 0,
+    );
+    expect(served!.parentSpanId).toBe(client!.spanId);
+    for (const span of [client!, served!]) {
+      expect(span.name).toBe('execute_tool count_files');
+      expect(span.events.filter((event) => event.name === 'tool.stream.progress')).toHaveLength(4);
+    }
+    expect(client!.attributes['mcp.method.name']).toBe('tools/call');
+  });
+
+  it('has an AI SDK block that runs: a span with the toolCallId and a partial per preliminary result', async () => {
+    const [span] = await runBlock('traceAiSdkTools(', 1);
+    expect(span!.name).toBe('execute_tool forecast');
+    expect(span!.attributes['gen_ai.tool.call.id']).toBe('call_1');
+    expect(span!.events.filter((event) => event.name === 'tool.stream.partial')).toHaveLength(2);
   });
 });
