@@ -58,6 +58,8 @@ export type {
   SubagentIteration,
   SubagentSpawn,
   SubagentStarted,
+  ToolAttributes,
+  ToolAttributeValue,
   ToolCall,
   ToolResult,
   ToolStreamBase,
@@ -72,6 +74,7 @@ export type {
   StreamingToolPluginOptions,
   ToolChannelOptions,
   ToolEvent,
+  ToolEventDetails,
   ToolEventKind,
   ToolFactory,
 } from './streamtool/index.js';

@@ -5,6 +5,7 @@ import {
   isSpanContextValid,
   trace,
   type Attributes,
+  type AttributeValue,
   type Context,
   type HrTime,
   type Link,
@@ -34,6 +35,7 @@ import type { ErrorReporter } from './error-reporter.js';
 import { hrTimeFromUnixNano } from './hr-time.js';
 import type { OpenCalls } from './open-calls.js';
 import type { ResolvedOptions } from './options.js';
+import { writeToolAttributes } from './tool-attributes.js';
 import { readResult, streamCallId, streamToolName, type InvokeFields } from './tool-payloads.js';
 
 /** What a span is started from: a `tool.invoke`, or (for an orphan) held events. */
@@ -255,6 +257,12 @@ export class SpanStarter {
     if (this.#capture !== undefined && fields.arguments !== undefined) {
       const text = this.#capture.text(ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, fields.arguments);
       if (text !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = text;
+    }
+    if (fields.attributes !== undefined) {
+      const into = {
+        setAttribute: (key: string, value: AttributeValue) => (attributes[key] = value),
+      };
+      writeToolAttributes(into, fields.attributes, attributes);
     }
     return attributes;
   }

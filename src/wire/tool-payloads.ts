@@ -1,4 +1,4 @@
-import type { ToolCall, ToolResult } from '../events/index.js';
+import type { ToolAttributes, ToolCall, ToolResult } from '../events/index.js';
 import { describeValue, rejectLine, type DecodeFailure } from './decode-result.js';
 
 type JsonObject = Record<string, unknown>;
@@ -6,9 +6,10 @@ type JsonObject = Record<string, unknown>;
 /**
  * The `tool.invoke` payload of a line as a {@link ToolCall}. Accepts the TypeScript side's own
  * camelCase keys and the Go implementation's (`ID`, `Name`, `Arguments`, `TurnID`,
- * `ParentCallID`; `_schema_version` and `Sequence` are ignored). `id` and `name` are required
- * non-empty strings; `arguments` of `null` (Go's nil map) becomes `{}`; an empty `turnId` or
- * `parentCallId` is left out. Internal to wire.
+ * `ParentCallID`, `Description`; `_schema_version` and `Sequence` are ignored). `id` and `name`
+ * are required non-empty strings; `arguments` of `null` (Go's nil map) becomes `{}`; an empty
+ * `turnId`, `parentCallId` or `description` is left out; `attributes` must be an object (the
+ * tracer checks its values). Internal to wire.
  */
 export function normalizeToolCall(payload: unknown): ToolCall | DecodeFailure {
   const problem = checkPayloadObject(payload, 'tool.invoke');
@@ -37,15 +38,22 @@ export function normalizeToolCall(payload: unknown): ToolCall | DecodeFailure {
   const parentCallId = optionalString(object, 'parentCallId', 'ParentCallID');
   if (typeof parentCallId === 'object') return parentCallId;
   if (parentCallId !== undefined) call.parentCallId = parentCallId;
+  const description = optionalString(object, 'description', 'Description');
+  if (typeof description === 'object') return description;
+  if (description !== undefined) call.description = description;
+  const attributes = optionalObject(object, 'attributes', 'Attributes');
+  if (attributes instanceof Rejection) return attributes.failure;
+  if (attributes !== undefined) call.attributes = attributes as ToolAttributes;
   return call;
 }
 
 /**
  * The `tool.result` payload of a line as a {@link ToolResult}, from camelCase or Go keys
- * (`ID`, `Name`, `Output`, `Error`, `TurnID`, `OutputStructured`; Go's `OutputFile` and
- * `OutputData` have no place in a `ToolResult` and are dropped). `id` must be a non-empty
- * string and `name` a string; a missing `output` is `''`; an empty `error` or `turnId` and a
- * `null` `outputStructured` are left out. Internal to wire.
+ * (`ID`, `Name`, `Output`, `Error`, `ErrorType`, `TurnID`, `OutputStructured`; Go's `OutputFile`
+ * and `OutputData` have no place in a `ToolResult` and are dropped). `id` must be a non-empty
+ * string and `name` a string; a missing `output` is `''`; an empty `error`, `errorType` or
+ * `turnId` and a `null` `outputStructured` are left out; `attributes` must be an object.
+ * Internal to wire.
  */
 export function normalizeToolResult(payload: unknown): ToolResult | DecodeFailure {
   const problem = checkPayloadObject(payload, 'tool.result');
@@ -64,6 +72,9 @@ export function normalizeToolResult(payload: unknown): ToolResult | DecodeFailur
   const error = optionalString(object, 'error', 'Error');
   if (typeof error === 'object') return error;
   if (error !== undefined) result.error = error;
+  const errorType = optionalString(object, 'errorType', 'ErrorType');
+  if (typeof errorType === 'object') return errorType;
+  if (errorType !== undefined) result.errorType = errorType;
   const cancelled = object.cancelled;
   if (cancelled !== undefined && cancelled !== null) {
     if (typeof cancelled !== 'boolean') return wrongType('cancelled', 'a boolean', cancelled);
@@ -75,6 +86,9 @@ export function normalizeToolResult(payload: unknown): ToolResult | DecodeFailur
   const structured =
     object.outputStructured !== undefined ? object.outputStructured : object.OutputStructured;
   if (structured !== undefined && structured !== null) result.outputStructured = structured;
+  const attributes = optionalObject(object, 'attributes', 'Attributes');
+  if (attributes instanceof Rejection) return attributes.failure;
+  if (attributes !== undefined) result.attributes = attributes as ToolAttributes;
   return result;
 }
 
@@ -155,6 +169,24 @@ function optionalString(
   const value = object[usedKey];
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string') return wrongType(usedKey, 'a string', value);
+  return value;
+}
+
+/** A rejection, told apart from an object value by its class. */
+class Rejection {
+  constructor(readonly failure: DecodeFailure) {}
+}
+
+/** The object under either key, `undefined` when absent or null, a rejection otherwise. */
+function optionalObject(
+  object: JsonObject,
+  key: string,
+  goKey: string,
+): JsonObject | undefined | Rejection {
+  const usedKey = object[key] !== undefined ? key : goKey;
+  const value = object[usedKey];
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value)) return new Rejection(wrongType(usedKey, 'an object', value));
   return value;
 }
 

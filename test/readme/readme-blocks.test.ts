@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOtlpReceiver } from '../../src/testing/index.js';
+import { startOtlpReceiver, type ReceivedSpan } from '../../src/testing/index.js';
 import { childEnv, ROOT } from '../demo/cli-process.js';
 import { startSidecar, useReceiver } from '../sidecar/sidecar-process.js';
 
@@ -150,5 +150,35 @@ describe('README.md', () => {
     const [span] = await testbed.receiver.waitForSpans(1);
     expect(span).toMatchObject({ name: 'execute_tool index_files', status: { code: 1 } });
     expect(span!.events.map((event) => event.name)).toEqual(['tool.stream.progress']);
+  });
+
+  /** Runs the block that contains `marker` against the test's receiver; resolves its spans. */
+  async function blockSpans(marker: string, spanCount: number): Promise<ReceivedSpan[]> {
+    const { stderr } = await runBlock(
+      marker,
+      childEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url }),
+    );
+    expect(stderr).toBe('');
+    return testbed.receiver.waitForSpans(spanCount);
+  }
+
+  it('has an MCP block that runs: the served call under the client call, four progress events each', async () => {
+    const spans = await blockSpans('serveMcpTools(', 2);
+    const [client, served] = [...spans].sort((a, b) =>
+      a.parentSpanId === '' ? -1 : b.parentSpanId === '' ? 1 : 0,
+    );
+    expect(served!.parentSpanId).toBe(client!.spanId);
+    for (const span of [client!, served!]) {
+      expect(span.name).toBe('execute_tool count_files');
+      expect(span.events.filter((event) => event.name === 'tool.stream.progress')).toHaveLength(4);
+    }
+    expect(client!.attributes['mcp.method.name']).toBe('tools/call');
+  });
+
+  it('has an AI SDK block that runs: a span with the toolCallId and a partial per preliminary result', async () => {
+    const [span] = await blockSpans('traceAiSdkTools(', 1);
+    expect(span!.name).toBe('execute_tool forecast');
+    expect(span!.attributes['gen_ai.tool.call.id']).toBe('call_1');
+    expect(span!.events.filter((event) => event.name === 'tool.stream.partial')).toHaveLength(2);
   });
 });

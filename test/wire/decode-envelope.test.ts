@@ -259,6 +259,45 @@ describe('decodeEnvelope()', () => {
       expect(accepted(line({ type: 'tool.result', payload })).event.payload).toEqual(payload);
     });
 
+    it('keeps the description and span attributes of a call and the errorType of a result', () => {
+      const invoke = {
+        id: 'tc_1',
+        name: 'x',
+        arguments: {},
+        description: 'Finds things',
+        attributes: { 'mcp.method.name': 'tools/call' },
+      };
+      expect(accepted(line({ type: 'tool.invoke', payload: invoke })).event.payload).toEqual(
+        invoke,
+      );
+      const result = {
+        id: 'tc_1',
+        name: 'x',
+        output: '',
+        error: 'no',
+        errorType: 'tool_error',
+        attributes: { 'jsonrpc.request.id': '3' },
+      };
+      expect(accepted(line({ type: 'tool.result', payload: result })).event.payload).toEqual(
+        result,
+      );
+      const goResult = { ID: 'tc_1', Name: 'x', Output: '', Error: 'no', ErrorType: 'timeout' };
+      expect(accepted(line({ type: 'tool.result', payload: goResult })).event.payload).toEqual({
+        id: 'tc_1',
+        name: 'x',
+        output: '',
+        error: 'no',
+        errorType: 'timeout',
+      });
+    });
+
+    it('rejects span attributes that are not an object, naming the field', () => {
+      const payload = { id: 'tc_1', name: 'x', output: '', attributes: ['a'] };
+      expect(rejected(line({ type: 'tool.result', payload })).message).toContain(
+        'payload.attributes must be an object, got an array',
+      );
+    });
+
     it('gives a missing output as an empty string', () => {
       const payload = { id: 'tc_1', name: 'x' };
       expect(accepted(line({ type: 'tool.result', payload })).event.payload).toEqual({
