@@ -88,6 +88,7 @@ export type {
   DecodeResult,
   DecodeSuccess,
   DecodeWarning,
+  DroppedField,
   EncodeOptions,
   LineSplitterOptions,
   RejectReason,

@@ -254,6 +254,7 @@ export class EventPipeline {
       tracker?.lineDone(lineStart, lineEnd);
       return result.reason;
     }
+    if (result.droppedFields !== undefined) this.#countDropped(result);
     return this.#replay(result, sourceName, tracker, lineStart, lineEnd, client);
   }
 
@@ -268,6 +269,7 @@ export class EventPipeline {
       this.#metrics.rejected(result.reason);
       return result;
     }
+    if (result.droppedFields !== undefined) this.#countDropped(result);
     const replayed = this.#replay(result, sourceName, undefined, 0, 0);
     if (replayed === true) return true;
     this.#metrics.rejected(replayed);
@@ -276,6 +278,20 @@ export class EventPipeline {
       reason: replayed as DecodeFailure['reason'],
       message: 'the bus refused it',
     };
+  }
+
+  /**
+   * Counts the fields a line lost to their type, by event type and field, and says each
+   * (type, field) once on the log, with what was wrong: the line itself went through.
+   */
+  #countDropped(result: DecodeSuccess): void {
+    const type = result.event.type;
+    for (const { field, message } of result.droppedFields!) {
+      if (!this.#metrics.fieldDropped(type, field)) continue;
+      this.#log(
+        `tooltrace sidecar: a ${type} line has ${message}; the field is left out and the event kept (counted in tooltrace_fields_dropped_total, reported once per field)`,
+      );
+    }
   }
 
   /** Replays a decoded line: `true`, or the reason it was rejected (not yet counted). */
