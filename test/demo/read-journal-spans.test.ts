@@ -91,16 +91,12 @@ describe('runView()', () => {
     try {
       const path = join(directory, 'nested.ndjson');
       await writeFile(path, journalText({ calls: 30, nested: true }));
-      let stdout = '';
-      let stderr = '';
-      const code = await runView(path, {
-        limits: { maxSpansPerTrace: 10 },
-        stdout: { write: (text: string) => (stdout += text) } as NodeJS.WritableStream,
-        stderr: { write: (text: string) => (stderr += text) } as NodeJS.WritableStream,
-      });
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      const code = await runView(path, { limits: { maxSpansPerTrace: 10 }, stdout, stderr });
       expect(code).toBe(0);
-      expect(stdout).toMatch(/^trace [0-9a-f]{32} {2}11 spans /);
-      expect(stderr).toMatch(
+      expect(String(stdout.read())).toMatch(/^trace [0-9a-f]{32} {2}11 spans /);
+      expect(String(stderr.read())).toMatch(
         /^tooltrace view: .*nested\.ndjson: trace [0-9a-f]{32} is too large to draw whole: 11 spans drawn, 19 more left out\n$/,
       );
     } finally {
