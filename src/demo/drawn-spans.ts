@@ -22,6 +22,11 @@ export interface TraceLeftOut {
   drawn: number;
   /** Spans of the trace seen and not held. */
   leftOut: number;
+  /**
+   * Why: `trace` when the trace itself is over `maxSpansPerTrace` (too large to draw whole),
+   * `total` when it was cut because every span the waterfall holds was taken.
+   */
+  limit: 'trace' | 'total';
 }
 
 /** What {@link DrawnSpans} did not hold. */
@@ -49,8 +54,8 @@ export class DrawnSpans {
   readonly #spans: ReceivedSpan[] = [];
   /** Spans held of each trace held: all of them, and those that count against its bound. */
   readonly #heldByTrace = new Map<string, { all: number; bounded: number }>();
-  /** Spans not held of traces held, by trace id. */
-  readonly #leftOutByTrace = new Map<string, number>();
+  /** Spans not held of traces held, by trace id, and whether the trace's own bound was hit. */
+  readonly #leftOutByTrace = new Map<string, { count: number; limit: 'trace' | 'total' }>();
   /** Traces none of whose spans are held, to count each once. */
   readonly #tracesNotDrawn = new Set<string>();
   #tracesNotDrawnCount = 0;
@@ -86,15 +91,22 @@ export class DrawnSpans {
       this.#spans.push(span);
       return;
     }
-    this.#leftOutByTrace.set(traceId, (this.#leftOutByTrace.get(traceId) ?? 0) + 1);
+    const leftOut = this.#leftOutByTrace.get(traceId);
+    const limit = held.bounded >= this.#maxSpansPerTrace ? 'trace' : 'total';
+    if (leftOut === undefined) this.#leftOutByTrace.set(traceId, { count: 1, limit });
+    else {
+      leftOut.count += 1;
+      if (limit === 'trace') leftOut.limit = limit;
+    }
   }
 
   /** What was not held: traces drawn in part, and traces not drawn at all. */
   leftOut(): SpansLeftOut {
-    const traces = [...this.#leftOutByTrace].map(([traceId, leftOut]) => ({
+    const traces = [...this.#leftOutByTrace].map(([traceId, { count, limit }]) => ({
       traceId,
       drawn: this.#heldByTrace.get(traceId)?.all ?? 0,
-      leftOut,
+      leftOut: count,
+      limit,
     }));
     return {
       traces,

@@ -225,9 +225,10 @@ async function readOtlpLines(
 
 /** What the drawing left out, one line per trace drawn in part and one for traces not drawn. */
 function leftOutLines(leftOut: SpansLeftOut): string[] {
-  const lines = leftOut.traces.map(
-    ({ traceId, drawn, leftOut: count }) =>
-      `trace ${traceId} is too large to draw whole: ${drawn} spans drawn, ${count} more left out`,
+  const lines = leftOut.traces.map(({ traceId, drawn, leftOut: count, limit }) =>
+    limit === 'trace'
+      ? `trace ${traceId} is too large to draw whole: ${drawn} spans drawn, ${count} more left out`
+      : `trace ${traceId} is drawn in part (the waterfall is full): ${drawn} spans drawn, ${count} more left out`,
   );
   if (leftOut.tracesNotDrawn > 0) {
     lines.push(

@@ -69,7 +69,9 @@ describe('DrawnSpans', () => {
     for (const id of ['a', 'b', 'c', 'd']) drawn.add(span('t1', id));
     drawn.add(span('t1', 'root', ''));
     expect(drawn.spans.map((held) => held.spanId)).toEqual(['a', 'b', 'root']);
-    expect(drawn.leftOut().traces).toEqual([{ traceId: 't1', drawn: 3, leftOut: 2 }]);
+    expect(drawn.leftOut().traces).toEqual([
+      { traceId: 't1', drawn: 3, leftOut: 2, limit: 'trace' },
+    ]);
   });
 
   it('takes no new trace past its total bound, counting those traces and their spans', () => {
@@ -79,9 +81,14 @@ describe('DrawnSpans', () => {
     drawn.add(span('t3', 'c'));
     drawn.add(span('t3', 'd'));
     drawn.add(span('t4', 'e'));
+    drawn.add(span('t1', 'f'));
     drawn.add(span('t1', 'root', ''));
     expect(drawn.spans.map((held) => held.spanId)).toEqual(['a', 'b', 'root']);
-    expect(drawn.leftOut()).toEqual({ traces: [], tracesNotDrawn: 2, spansNotDrawn: 3 });
+    expect(drawn.leftOut()).toEqual({
+      traces: [{ traceId: 't1', drawn: 2, leftOut: 1, limit: 'total' }],
+      tracesNotDrawn: 2,
+      spansNotDrawn: 3,
+    });
   });
 });
 
