@@ -91,6 +91,7 @@ export type {
   DecodeResult,
   DecodeSuccess,
   DecodeWarning,
+  DroppedField,
   EncodeOptions,
   LineSplitterOptions,
   RejectReason,

@@ -101,8 +101,13 @@ export class AgentSpan implements AgentSpanInit {
     this.lastActivity = now;
   }
 
-  /** Adds a span event for another bus event, within the span's {@link BusEventBudget}. */
+  /**
+   * Adds a span event for another bus event, within the span's {@link BusEventBudget}. The
+   * event is the span's latest one too, kept or not: a model call inferred later starts there
+   * (after a `plan.result`, not at the start of the turn that planned).
+   */
   addBusEvent(name: string, attributes: Attributes, unixNano: bigint, max: number): boolean {
+    if (unixNano > this.lastUnixNano) this.lastUnixNano = unixNano;
     return this.#busEvents.add(this.span, name, attributes, this.hrTime(unixNano), max);
   }
 

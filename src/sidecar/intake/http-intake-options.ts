@@ -56,7 +56,7 @@ export interface HttpIntakeOptions {
    */
   maxInflightBytes?: number;
   /** Decodes and replays an NDJSON body sent by `client` (`''` without tokens). */
-  ingest: (body: Buffer, client: string) => Promise<IntakeOutcome>;
+  ingest: (body: readonly Buffer[], client: string) => Promise<IntakeOutcome>;
   /** While true, `POST /v1/events` answers 429 with `Retry-After` and `/readyz` 503. */
   isFull: () => boolean;
   /** Whether the sidecar is ready to take events (for `/readyz`). */

@@ -50,8 +50,12 @@ interface Dispatch {
   root: number;
 }
 
-/** Bytes of a request body replayed between two turns of the event loop (about 200 lines). */
-export const BODY_SLICE_BYTES = 64 * 1024;
+/**
+ * Bytes of a request body replayed between two turns of the event loop (about 100 lines): a
+ * slice takes about a millisecond, so a probe waits a few of them at most, even on a machine
+ * whose cores are shared.
+ */
+export const BODY_SLICE_BYTES = 16 * 1024;
 
 /** What a span is pinned under in its tracker: not the span, which may then die young. */
 interface PinReceipt {
@@ -207,15 +211,17 @@ export class EventPipeline {
   }
 
   /**
-   * Decodes and replays a whole NDJSON body (one HTTP request) and resolves with what became of
-   * it. The body is replayed {@link BODY_SLICE_BYTES} at a time with a turn of the event loop
-   * between slices: a 16 MiB body takes about a second of CPU, and probes and other clients
-   * must not wait for it. The queue budget is charged line by line: once `isFull()` says so
-   * after a line, the lines after it are left unread (counted in `unread`), so no single request
-   * can overshoot the budget by more than the spans one line ends.
+   * Decodes and replays a whole NDJSON body (one HTTP request), given as the chunks it arrived
+   * in (never joined: copying 16 MiB into one buffer alone held the event loop for 100 ms on a
+   * loaded machine), and resolves with what became of it. The body is replayed
+   * {@link BODY_SLICE_BYTES} at a time with a turn of the event loop between slices: a 16 MiB
+   * body takes about a second of CPU, and probes and other clients must not wait for it. The
+   * queue budget is charged line by line: once `isFull()` says so after a line, the lines after
+   * it are left unread (counted in `unread`), so no single request can overshoot the budget by
+   * more than the spans one line ends.
    */
   async ingestBody(
-    body: Uint8Array,
+    body: Uint8Array | readonly Uint8Array[],
     sourceName: string,
     client = '',
     isFull?: () => boolean,
@@ -245,9 +251,13 @@ export class EventPipeline {
         else count('too_large');
       },
     });
-    for (let start = 0; start < body.length; start += BODY_SLICE_BYTES) {
-      if (start > 0) await yieldToEventLoop();
-      splitter.push(body.subarray(start, start + BODY_SLICE_BYTES));
+    let first = true;
+    for (const chunk of body instanceof Uint8Array ? [body] : body) {
+      for (let start = 0; start < chunk.length; start += BODY_SLICE_BYTES) {
+        if (!first) await yieldToEventLoop();
+        first = false;
+        splitter.push(chunk.subarray(start, start + BODY_SLICE_BYTES));
+      }
     }
     splitter.end();
     return { accepted, rejected, unread };
@@ -267,6 +277,7 @@ export class EventPipeline {
       tracker?.lineDone(lineStart, lineEnd);
       return result.reason;
     }
+    if (result.droppedFields !== undefined) this.#countDropped(result);
     return this.#replay(result, sourceName, tracker, lineStart, lineEnd, client);
   }
 
@@ -281,6 +292,7 @@ export class EventPipeline {
       this.#metrics.rejected(result.reason);
       return result;
     }
+    if (result.droppedFields !== undefined) this.#countDropped(result);
     const replayed = this.#replay(result, sourceName, undefined, 0, 0);
     if (replayed === true) return true;
     this.#metrics.rejected(replayed);
@@ -289,6 +301,20 @@ export class EventPipeline {
       reason: replayed as DecodeFailure['reason'],
       message: 'the bus refused it',
     };
+  }
+
+  /**
+   * Counts the fields a line lost to their type, by event type and field, and says each
+   * (type, field) once on the log, with what was wrong: the line itself went through.
+   */
+  #countDropped(result: DecodeSuccess): void {
+    const type = result.event.type;
+    for (const { field, message } of result.droppedFields!) {
+      if (!this.#metrics.fieldDropped(type, field)) continue;
+      this.#log(
+        `tooltrace sidecar: a ${type} line has ${message}; the field is left out and the event kept (counted in tooltrace_fields_dropped_total, reported once per field)`,
+      );
+    }
   }
 
   /** Replays a decoded line: `true`, or the reason it was rejected (not yet counted). */
