@@ -70,8 +70,15 @@ function readData(
   unit: string,
   points: Point[],
 ): void {
+  const first = points.length;
+  let temporality: Point['temporality'];
   while (reader.position < end) {
     const tag = reader.uint32();
+    if (tag === 16) {
+      // aggregation_temporality, after the points on the wire: set on them below.
+      temporality = temporalityOf(reader.uint32());
+      continue;
+    }
     if (tag !== 10) {
       reader.skip(tag & 7, end);
       continue;
@@ -84,6 +91,11 @@ function readData(
     );
   }
   reader.expectEnd(end);
+  if (type !== 'gauge') {
+    for (let index = first; index < points.length; index += 1) {
+      points[index] = { ...points[index]!, temporality };
+    }
+  }
 }
 
 /** `NumberDataPoint`: attributes (7) and `as_double` (4) or `as_int` (6, sfixed64). */
@@ -104,7 +116,7 @@ function readNumberPoint(
     else reader.skip(tag & 7, end);
   }
   reader.expectEnd(end);
-  return { name, unit, type, attributes, count: undefined, value };
+  return { name, unit, type, attributes, count: undefined, value, temporality: undefined };
 }
 
 /** `HistogramDataPoint`: attributes (9), count (4, fixed64) and sum (5, double). */
@@ -125,5 +137,12 @@ function readHistogramPoint(
     else reader.skip(tag & 7, end);
   }
   reader.expectEnd(end);
-  return { name, unit, type: 'histogram', attributes, count, value: sum };
+  return { name, unit, type: 'histogram', attributes, count, value: sum, temporality: undefined };
+}
+
+/** OTLP's `AggregationTemporality`: 1 delta, 2 cumulative (0, unspecified, as none). */
+export function temporalityOf(value: unknown): Point['temporality'] {
+  if (value === 1 || value === 'AGGREGATION_TEMPORALITY_DELTA') return 'delta';
+  if (value === 2 || value === 'AGGREGATION_TEMPORALITY_CUMULATIVE') return 'cumulative';
+  return undefined;
 }

@@ -1,5 +1,5 @@
 import { decodeKeyValues } from './any-value.js';
-import { decodeMetricsProtobuf } from './decode-metrics-protobuf.js';
+import { decodeMetricsProtobuf, temporalityOf } from './decode-metrics-protobuf.js';
 import { decodeProtobufBody, parseJsonBody, requestEncodingOf } from './otlp-encoding.js';
 import { recordField, recordsField, stringField, type OtlpRecord } from './otlp-fields.js';
 import { doubleOf, int64Of } from './otlp-scalars.js';
@@ -33,6 +33,8 @@ export function decodeMetricsRequest(body: Uint8Array, contentType: string): Rec
         for (const type of TYPES) {
           const data = recordField(metric, type, where);
           if (data === undefined) continue;
+          const temporality =
+            type === 'gauge' ? undefined : temporalityOf(data.aggregationTemporality);
           recordsField(data, 'dataPoints', `${where}.${type}`).forEach((point, pointIndex) => {
             const pointPath = `${where}.${type}.dataPoints[${pointIndex}]`;
             points.push({
@@ -42,6 +44,7 @@ export function decodeMetricsRequest(body: Uint8Array, contentType: string): Rec
               attributes: decodeKeyValues(point, 'attributes', pointPath),
               count: type === 'histogram' ? countOf(point, pointPath) : undefined,
               value: valueOf(point, type, pointPath),
+              temporality,
               resource,
               scope,
             });

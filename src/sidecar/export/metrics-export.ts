@@ -5,6 +5,7 @@ import { ConfigurationError } from '../../errors/index.js';
 import { MAX_DELAY_MS } from './export-config.js';
 import { readExportTls, type ExportTls } from './export-tls.js';
 import { httpMetricTransport } from './metric-transport-http.js';
+import { readTemporalityPreference, type TemporalityPreference } from './metrics-temporality.js';
 import { ReportingMetricExporter } from './reporting-metric-exporter.js';
 
 /** Where and how the sidecar exports metrics, from {@link resolveMetricsExport}. */
@@ -13,6 +14,8 @@ export interface MetricsExportConfig {
   readonly protocol: 'http/protobuf' | 'http/json' | 'grpc';
   readonly intervalMs: number;
   readonly timeoutMs: number;
+  /** `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE` (`cumulative` when unset). */
+  readonly temporality: TemporalityPreference;
   /** Certificates for an `https://` endpoint (`OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE`, …). */
   readonly tls?: ExportTls;
 }
@@ -84,6 +87,7 @@ export function resolveMetricsExport(
     url,
     protocol,
     ...(tls === undefined ? {} : { tls }),
+    temporality: readTemporalityPreference(env),
     intervalMs,
     timeoutMs: Math.min(
       intervalMs,
@@ -159,6 +163,7 @@ async function otlpMetricExporter(
     transport,
     json ? JsonMetricsSerializer : ProtobufMetricsSerializer,
     config.timeoutMs,
+    config.temporality,
   );
 }
 

@@ -1,8 +1,10 @@
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { IExporterTransport } from '@opentelemetry/otlp-exporter-base';
+import type { TemporalityPreference } from './metrics-temporality.js';
 import {
   AggregationTemporality,
   AggregationType,
+  InstrumentType,
   type AggregationOption,
   type PushMetricExporter,
   type ResourceMetrics,
@@ -14,8 +16,9 @@ export interface MetricsSerializer {
 }
 
 /**
- * The sidecar's OTLP metric exporter: the stock serializer, cumulative temporality and default
- * aggregations (what the stock exporter does by default), sent once per collection over a
+ * The sidecar's OTLP metric exporter: the stock serializer, the temporality
+ * `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE` asks for and default aggregations (what the
+ * stock exporter does), sent once per collection over a
  * transport of the sidecar's own ({@link httpMetricTransport} or `grpcMetricTransport`), so that
  * metrics go out with the same `User-Agent` as spans. A failed export is not retried here: the
  * reader collects again at its next interval, and the final one at shutdown must not outlive the
@@ -25,13 +28,20 @@ export class OtlpMetricExporter implements Required<PushMetricExporter> {
   readonly #transport: IExporterTransport;
   readonly #serializer: MetricsSerializer;
   readonly #timeoutMs: number;
+  readonly #temporality: TemporalityPreference;
   readonly #inFlight = new Set<Promise<void>>();
   #shutdown = false;
 
-  constructor(transport: IExporterTransport, serializer: MetricsSerializer, timeoutMs: number) {
+  constructor(
+    transport: IExporterTransport,
+    serializer: MetricsSerializer,
+    timeoutMs: number,
+    temporality: TemporalityPreference,
+  ) {
     this.#transport = transport;
     this.#serializer = serializer;
     this.#timeoutMs = timeoutMs;
+    this.#temporality = temporality;
   }
 
   export(metrics: ResourceMetrics, resultCallback: (result: ExportResult) => void): void {
@@ -80,11 +90,34 @@ export class OtlpMetricExporter implements Required<PushMetricExporter> {
     this.#transport.shutdown();
   }
 
-  selectAggregationTemporality(): AggregationTemporality {
-    return AggregationTemporality.CUMULATIVE;
+  selectAggregationTemporality(instrument: InstrumentType): AggregationTemporality {
+    return temporalityFor(this.#temporality, instrument);
   }
 
   selectAggregation(): AggregationOption {
     return { type: AggregationType.DEFAULT };
+  }
+}
+
+/**
+ * The temporality an instrument is exported with under `preference`, as the specification
+ * defines it: `delta` for counters and histograms (up-down counters stay cumulative), and
+ * `lowmemory` delta for synchronous counters and histograms only.
+ */
+function temporalityFor(
+  preference: TemporalityPreference,
+  instrument: InstrumentType,
+): AggregationTemporality {
+  if (preference === 'cumulative') return AggregationTemporality.CUMULATIVE;
+  switch (instrument) {
+    case InstrumentType.COUNTER:
+    case InstrumentType.HISTOGRAM:
+      return AggregationTemporality.DELTA;
+    case InstrumentType.OBSERVABLE_COUNTER:
+      return preference === 'delta'
+        ? AggregationTemporality.DELTA
+        : AggregationTemporality.CUMULATIVE;
+    default:
+      return AggregationTemporality.CUMULATIVE;
   }
 }
