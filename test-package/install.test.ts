@@ -53,17 +53,19 @@ let withSdk2: string;
 let withNewestSdk: string;
 let adaptersAi6: string;
 let adaptersAi7: string;
+let withoutPeer: string;
 let receiver: OtlpReceiver;
 
 beforeAll(async () => {
   tarball = packTarball();
   node24 = nodeBinary(24);
-  [alone, withSdk2, withNewestSdk, adaptersAi6, adaptersAi7] = await Promise.all([
+  [alone, withSdk2, withNewestSdk, adaptersAi6, adaptersAi7, withoutPeer] = await Promise.all([
     scratchProject('alone', [tarball, '@opentelemetry/api']),
     scratchProject('sdk-2', [tarball, '@opentelemetry/api', ...SDK_2]),
     scratchProject('sdk-newest', [tarball, ...SDK_NEWEST]),
     scratchProject('adapters-ai-6', [tarball, ...ADAPTER_SETUP, 'ai@6']),
     scratchProject('adapters-ai-7', [tarball, ...ADAPTER_SETUP, 'ai@7']),
+    scratchProject('without-peer', [tarball], ['--legacy-peer-deps']),
   ]);
   for (const folder of [adaptersAi6, adaptersAi7]) {
     writeFileSync(join(folder, 'mcp.mjs'), readmeBlockAsJavaScript('serveMcpTools('));
@@ -82,7 +84,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver?.close();
   rmSync(join(tarball, '..'), { recursive: true, force: true });
-  for (const folder of [alone, withSdk2, withNewestSdk, adaptersAi6, adaptersAi7]) {
+  for (const folder of [alone, withSdk2, withNewestSdk, adaptersAi6, adaptersAi7, withoutPeer]) {
     if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
   }
 });
@@ -245,6 +247,18 @@ describe('the installed tooltrace command, run by Node 24', () => {
     const spans = await receiver.waitForSpans(calls);
     const tools = spans.filter((span) => span.name.startsWith('execute_tool '));
     expect(new Set(tools.map((span) => span.attributes['gen_ai.tool.call.id'])).size).toBe(calls);
+  });
+
+  it('says in one line which package to install when its peer was left out', async () => {
+    const { code, stderr } = await runWith(node24, withoutPeer, [
+      'node_modules/.bin/tooltrace',
+      'demo',
+      '--fast',
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      /^tooltrace demo: the package @opentelemetry\/api is not installed beside tooltrace .*; install it: npm install @opentelemetry\/api\n$/,
+    );
   });
 
   it('demo --fast runs', async () => {

@@ -54,17 +54,25 @@ export function nodeBinary(major: number): string {
 }
 
 /** A scratch ES module project in a temporary folder with `packages` installed as a user would. */
-export async function scratchProject(name: string, packages: string[]): Promise<string> {
+export async function scratchProject(
+  name: string,
+  packages: string[],
+  npmFlags: string[] = [],
+): Promise<string> {
   const folder = join(tmpdir(), `tooltrace-package-${process.pid}`, name);
   mkdirSync(folder, { recursive: true });
   writeFileSync(
     join(folder, 'package.json'),
     `${JSON.stringify({ name: `scratch-${name}`, private: true, type: 'module' }, null, 2)}\n`,
   );
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...packages], {
-    cwd: folder,
-    timeout: 300_000,
-  });
+  await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', ...npmFlags, ...packages],
+    {
+      cwd: folder,
+      timeout: 300_000,
+    },
+  );
   return folder;
 }
 

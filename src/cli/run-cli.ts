@@ -50,11 +50,11 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
     return 2;
   }
   const flags = rest.slice(0, rest.includes('--') ? rest.indexOf('--') : rest.length);
-  if (flags.includes('--help') || flags.includes('-h')) {
-    streams.stdout.write(await command.usage());
-    return 0;
-  }
   try {
+    if (flags.includes('--help') || flags.includes('-h')) {
+      streams.stdout.write(await command.usage());
+      return 0;
+    }
     return await command.run(rest, streams);
   } catch (error) {
     if (error instanceof ConfigurationError) {
@@ -62,6 +62,27 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
       streams.stderr.write(`tooltrace ${name}: ${withoutUrlCredentials(error.message)}\n`);
       return 2;
     }
+    const peer = missingPeer(error);
+    if (peer !== undefined) {
+      streams.stderr.write(
+        `tooltrace ${name}: the package ${peer} is not installed beside tooltrace (it is its peer dependency, which npm installs unless told not to, as with --legacy-peer-deps); install it: npm install ${peer}\n`,
+      );
+      return 2;
+    }
     throw error;
   }
+}
+
+/**
+ * The peer dependency a subcommand's code could not load (`@opentelemetry/api`, outside the
+ * bundle on purpose), or `undefined` for any other error.
+ */
+function missingPeer(error: unknown): string | undefined {
+  if (
+    !(error instanceof Error) ||
+    (error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND'
+  ) {
+    return undefined;
+  }
+  return /Cannot find package '(@opentelemetry\/api)'/.exec(error.message)?.[1];
 }
