@@ -1,18 +1,9 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-
-const run = promisify(execFile);
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { runExample } from './run-example.js';
 
 describe('examples/ai-sdk.ts', () => {
   it("runs and prints the tool's output unchanged, its partials, and its own span under it", async () => {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ['--import', 'tsx', 'examples/ai-sdk.ts'],
-      { cwd: root, timeout: 20_000 },
-    );
+    const { stdout, stderr } = await runExample('ai-sdk.ts');
     expect(stderr).toBe('');
     expect(stdout.trim().split('\n')).toEqual([
       'text: Sun, then rain, then sun in Paris.',

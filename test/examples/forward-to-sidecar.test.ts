@@ -1,22 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { runExample } from './run-example.js';
 
 describe('examples/forward-to-sidecar.ts', () => {
   it('runs, forwards the events and prints the span the sidecar exported', async () => {
-    const env = { ...process.env };
-    for (const name of Object.keys(env)) {
-      if (name.startsWith('OTEL_') || name.startsWith('TOOLTRACE_')) delete env[name];
-    }
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ['--import', 'tsx', 'examples/forward-to-sidecar.ts'],
-      { cwd: root, env, timeout: 20_000 },
-    );
+    const { stdout, stderr } = await runExample('forward-to-sidecar.ts');
     expect(stderr).toBe('');
     const lines = stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^sidecar listening on http:\/\/127\.0\.0\.1:\d+$/);

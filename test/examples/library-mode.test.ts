@@ -1,30 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { startOtlpReceiver } from '../../src/testing/index.js';
-
-const run = promisify(execFile);
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-/** The environment without the OTLP settings a developer's shell may carry. */
-function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of Object.keys(env)) if (name.startsWith('OTEL_')) delete env[name];
-  return { ...env, ...extra };
-}
-
-function runExample(env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
-  return run(process.execPath, ['--import', 'tsx', 'examples/library-mode.ts'], {
-    cwd: root,
-    env,
-    timeout: 20_000,
-  });
-}
+import { runExample } from './run-example.js';
 
 describe('examples/library-mode.ts', () => {
   it("runs and prints the tool span as a child of the app's request span, in one trace", async () => {
-    const { stdout, stderr } = await runExample(cleanEnv());
+    const { stdout, stderr } = await runExample('library-mode.ts');
     expect(stderr).toBe('');
     expect(stdout.trim().split('\n')).toEqual([
       'tool result: 2 documents',
@@ -37,9 +17,9 @@ describe('examples/library-mode.ts', () => {
   it('exports to OTEL_EXPORTER_OTLP_ENDPOINT when it is set', async () => {
     const receiver = await startOtlpReceiver();
     try {
-      const { stdout, stderr } = await runExample(
-        cleanEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }),
-      );
+      const { stdout, stderr } = await runExample('library-mode.ts', {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      });
       expect(stderr).toBe('');
       expect(stdout).toContain(`spans sent to ${receiver.url}`);
       const spans = await receiver.waitForSpans(2);

@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { runExample } from './run-example.js';
 
 describe('examples/streaming-tool.ts', () => {
   it('runs, prints the stream in order and every event as a child of the tool.invoke', async () => {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ['--import', 'tsx', 'examples/streaming-tool.ts'],
-      { cwd: root, timeout: 20_000 },
-    );
+    const { stdout, stderr } = await runExample('streaming-tool.ts');
     expect(stderr).toBe('');
     const lines = stdout.trim().split('\n');
     expect(lines).toEqual([
