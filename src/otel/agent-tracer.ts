@@ -82,6 +82,7 @@ import type { ErrorReporter } from './error-reporter.js';
 import { GenerationalMap } from './generational-map.js';
 import { hrTimeFromUnixNano } from './hr-time.js';
 import type { ResolvedOptions } from './options.js';
+import { agentSpanKey, callKey, sessionRootKey, toolDescriptionKey } from './span-keys.js';
 import type { Containers, SpanStarter } from './span-starter.js';
 
 /** Other bus events a session keeps while no span of it is open yet (an `io.input` before its turn). */
@@ -264,12 +265,12 @@ export class AgentTracer {
   readonly describe = (sessionId: string, toolName: string): string | undefined =>
     this.#descriptions.size === 0
       ? undefined
-      : this.#descriptions.get(`${sessionId}\u0000${toolName}`);
+      : this.#descriptions.get(toolDescriptionKey(sessionId, toolName));
 
   /** A link to the model call whose answer asked for tool call `callId`, when known. */
   linksFor(sessionId: string, callId: string): Link[] | undefined {
     if (callId === '' || this.#askedBy.size === 0) return undefined;
-    const chat = this.#askedBy.get(`${sessionId}\u0000${callId}`);
+    const chat = this.#askedBy.get(callKey(sessionId, callId));
     return chat === undefined ? undefined : [{ context: chat }];
   }
 
@@ -359,7 +360,7 @@ export class AgentTracer {
       key: session.id,
       name: session.id === '' ? SESSION : `${SESSION} ${session.id}`,
       attributes,
-      selfKey: `session\u0000${session.id}`,
+      selfKey: sessionRootKey(session.id),
       explicit: noSpan,
       heuristic: noSpan,
     });
@@ -430,7 +431,7 @@ export class AgentTracer {
       return;
     }
     for (const tool of fields.tools) {
-      this.#descriptions.set(`${session.id}\u0000${tool.name}`, tool.description);
+      this.#descriptions.set(toolDescriptionKey(session.id, tool.name), tool.description);
     }
     this.#startChat(event, now, session, fields, event.timeUnixNano, false);
   }
@@ -565,7 +566,7 @@ export class AgentTracer {
 
   #rememberAsked(session: SessionState, chat: SpanContext, fields: LlmFields): void {
     for (const callId of fields.toolCallIds) {
-      this.#askedBy.set(`${session.id}\u0000${callId}`, chat);
+      this.#askedBy.set(callKey(session.id, callId), chat);
     }
   }
 
@@ -680,7 +681,7 @@ export class AgentTracer {
         ? how.selfKey
         : startId !== ''
           ? startId
-          : `${kind}\u0000${session.id}\u0000${how.key}\u0000${event.timeUnixNano}`;
+          : agentSpanKey(kind, session.id, how.key, event.timeUnixNano);
     const parentId = kind === 'session' ? '' : event.causation.parentId;
     const ancestry = starter.ancestry(parentId, selfKey);
     const parentContext =

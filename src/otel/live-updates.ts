@@ -24,6 +24,7 @@ import type { ErrorReporter } from './error-reporter.js';
 import type { OpenCall } from './open-call.js';
 import type { OpenCalls } from './open-calls.js';
 import type { ResolvedOptions } from './options.js';
+import { inflightKey } from './span-keys.js';
 
 const NANOS_PER_MILLI = 1_000_000n;
 /**
@@ -171,10 +172,7 @@ export class LiveUpdates {
   #start(call: OpenCall, update: number): Span {
     const generator = this.#idGenerator;
     // The parent is valid, so the SDK draws a span id only; a trace id is never queued.
-    generator?.queue(
-      undefined,
-      generator.spanIdFor(`inflight\u0000${call.spanContext.spanId}\u0000${update}`),
-    );
+    generator?.queue(undefined, generator.spanIdFor(inflightKey(call.spanContext.spanId, update)));
     try {
       return this.#tracer.startSpan(
         `${toolSpanName(call.toolName)}${INFLIGHT_NAME_SUFFIX}`,

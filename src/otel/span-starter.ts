@@ -34,6 +34,7 @@ import type { ErrorReporter } from './error-reporter.js';
 import { hrTimeFromUnixNano } from './hr-time.js';
 import type { OpenCalls } from './open-calls.js';
 import type { ResolvedOptions } from './options.js';
+import { callKey, traceKey } from './span-keys.js';
 import { readResult, streamCallId, streamToolName, type InvokeFields } from './tool-payloads.js';
 
 /** What a span is started from: a `tool.invoke`, or (for an orphan) held events. */
@@ -130,7 +131,7 @@ export class SpanStarter {
   }
 
   start(start: SpanStart): StartedSpan {
-    const selfKey = start.invokeId !== '' ? start.invokeId : callKey(start);
+    const selfKey = start.invokeId !== '' ? start.invokeId : callKey(start.sessionId, start.callId);
     const ancestry = this.#index.ancestry(start.parentId, selfKey, this.#openSpanContext);
     let parent = ancestry.parent;
     if (parent === undefined && start.parentCallId !== '') {
@@ -342,14 +343,6 @@ export class SpanStarter {
   }
 
   #traceKey(sessionId: string, selfKey: string, rootId: string): string {
-    const traceBy = this.#options.traceBy;
-    if (traceBy === 'call') return `call\u0000${selfKey}`;
-    if (traceBy === 'session' && sessionId !== '') return `session\u0000${sessionId}`;
-    return `root\u0000${rootId}`;
+    return traceKey(this.#options.traceBy, sessionId, selfKey, rootId);
   }
-}
-
-/** The key an ended call is remembered under when events lack ids: session and tool call id. */
-export function callKey(call: { sessionId: string; callId: string }): string {
-  return call.callId === '' ? '' : `${call.sessionId}\u0000${call.callId}`;
 }

@@ -32,7 +32,8 @@ import { OpenCall, streamSettings, type StreamSettings } from './open-call.js';
 import { OpenCalls } from './open-calls.js';
 import type { ResolvedOptions } from './options.js';
 import { applyResult, applyUnfinished } from './span-outcome.js';
-import { SpanStarter, callKey, type SpanStart } from './span-starter.js';
+import { callKey } from './span-keys.js';
+import { SpanStarter, type SpanStart } from './span-starter.js';
 import { stableEventIdReader } from './stable-event-id.js';
 import { PARTIAL, PROGRESS, type StreamKind } from './stream-sampler.js';
 import {
@@ -326,7 +327,7 @@ export class ToolCallTracer {
     } else {
       // Without event ids, an ended call with the same key is this very line replayed (same
       // time) or the call id used again in the session for a new call.
-      const key = callKey({ sessionId, callId: fields.callId });
+      const key = callKey(sessionId, fields.callId);
       const endedStart = key === '' ? undefined : this.#endedStarts.get(key);
       if (endedStart === event.timeUnixNano) {
         this.#counts.duplicateEvents += 1;
@@ -355,7 +356,7 @@ export class ToolCallTracer {
     );
     if (this.#held.callCount === 0) return;
     const byId = this.#held.take(invokeId);
-    const byKey = this.#held.take(callKey(call));
+    const byKey = this.#held.take(callKey(call.sessionId, call.callId));
     if (byId !== undefined || byKey !== undefined) {
       this.#applyHeld(call, [...(byId?.events ?? []), ...(byKey?.events ?? [])]);
     }
@@ -409,7 +410,7 @@ export class ToolCallTracer {
 
   /** A stream event or result whose call is not open: late, or held until its invoke comes. */
   #unmatched(event: BusEvent, parentId: string, callId: string): void {
-    const key = callKey({ sessionId: event.causation.sessionId, callId });
+    const key = callKey(event.causation.sessionId, callId);
     if (
       this.#index.endedCall(parentId) !== undefined ||
       this.#index.endedCall(key) !== undefined ||
@@ -505,7 +506,7 @@ export class ToolCallTracer {
     if (call.invokeId !== '') this.#index.rememberEndedCall(call.invokeId, call.spanContext);
     // Late events can only be recognized by call key once events without invoke ids exist.
     if (call.invokeId === '' || this.#open.pairsByCallId) {
-      const key = callKey(call);
+      const key = callKey(call.sessionId, call.callId);
       if (key !== '') {
         this.#index.rememberEndedCall(key, call.spanContext);
         if (call.invokeId === '') this.#endedStarts.set(key, call.startUnixNano);
@@ -513,7 +514,7 @@ export class ToolCallTracer {
     }
     if (reason === 'evicted' || reason === 'abandoned') {
       if (call.invokeId !== '') this.#cutShort.set(call.invokeId, true);
-      const cutKey = callKey(call);
+      const cutKey = callKey(call.sessionId, call.callId);
       if (cutKey !== '') this.#cutShort.set(cutKey, true);
     }
     this.#agent.childStarted(call.parentSpanId, endUnixNano, this.#now);

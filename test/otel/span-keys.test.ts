@@ -1,0 +1,264 @@
+import { context, propagation, trace } from '@opentelemetry/api';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EventBus, type EventInit } from '../../src/bus/index.js';
+import { DerivedIdGenerator, traceToolCalls, type TraceBy } from '../../src/otel/index.js';
+import { at } from './tracing-harness.js';
+
+/*
+ * The golden ids. Span and trace ids are hashed from identity keys (`span-keys.ts`), and a
+ * sidecar that restarts and replays its journal must export the very same ids, or every span
+ * sent before the restart turns into a duplicate with another id. A change to a key format is
+ * therefore a change users see after an upgrade: it must fail here, be reviewed, and be said in
+ * the CHANGELOG. The ids below were recorded from the code and are never to be "fixed" to make
+ * a refactoring pass.
+ */
+
+const ID = (n: number): string => n.toString(16).padStart(32, '0');
+
+/**
+ * One session of an agent: a turn, a model call that asks for a tool, the tool (streaming, with
+ * a nested call), a sub-agent, a second model call whose request never came (inferred start),
+ * the turn's end. Times are fixed; ids are fixed or (for the journal without ids) absent.
+ */
+function journal(withIds: boolean): EventInit[] {
+  const session = { sessionId: 's1', agentId: 'planner', depth: 0 };
+  const line = (
+    n: number,
+    type: string,
+    payload: unknown,
+    parent: number,
+    causation: object = {},
+  ): EventInit => ({
+    type,
+    payload,
+    timeUnixNano: at(n),
+    ...(withIds ? { id: ID(n) } : {}),
+    causation: { ...session, parentId: withIds && parent > 0 ? ID(parent) : '', ...causation },
+  });
+  return [
+    line(1, 'io.session.start', { session_id: 's1' }, 0),
+    line(2, 'agent.turn.start', { turnId: 't1', iteration: 1 }, 1),
+    line(3, 'llm.request', { requestId: 'r1', turnId: 't1', model: 'm' }, 2),
+    line(4, 'llm.response', { requestId: 'r1', model: 'm', toolCalls: [{ id: 'tc_a' }] }, 3),
+    line(5, 'tool.invoke', { id: 'tc_a', name: 'outer', arguments: {}, turnId: 't1' }, 4),
+    line(6, 'tool.invoke', { id: 'tc_b', name: 'inner', arguments: {} }, 5),
+    line(
+      7,
+      'tool.stream.partial',
+      { tool_name: 'inner', tool_id: 'tc_b', turn_id: '', sequence: 1, payload: 'x' },
+      6,
+    ),
+    line(8, 'tool.result', { id: 'tc_b', name: 'inner', output: 'x' }, 6),
+    line(9, 'tool.result', { id: 'tc_a', name: 'outer', output: 'x' }, 5),
+    line(10, 'subagent.spawn', { spawnId: 'sp1', name: 'helper', parentTurnId: 't1' }, 9),
+    line(11, 'subagent.complete', { spawnId: 'sp1', iterations: 1 }, 10),
+    line(12, 'llm.response', { turnId: 't1', model: 'm' }, 11),
+    line(13, 'agent.turn.end', { turnId: 't1' }, 12),
+    line(14, 'io.session.end', { session_id: 's1' }, 13),
+  ];
+}
+
+interface SpanIds {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+  trace.disable();
+  context.disable();
+  propagation.disable();
+});
+
+/** Replays `events` into a fresh provider with derived ids; the ids of every span, by name. */
+async function idsOf(
+  events: EventInit[],
+  traceBy: TraceBy,
+  withIds: boolean,
+): Promise<Record<string, SpanIds>> {
+  const exporter = new InMemorySpanExporter();
+  const idGenerator = new DerivedIdGenerator();
+  const provider = new BasicTracerProvider({
+    idGenerator,
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  });
+  const bus = new EventBus();
+  const tracing = traceToolCalls(bus, {
+    tracerProvider: provider,
+    idGenerator,
+    traceBy,
+    liveUpdates: true,
+    liveIntervalMs: 1000,
+    ...(withIds ? {} : { stableEventId: () => '' }),
+  });
+  for (const event of events) {
+    bus.emitEvent(event);
+    // The outer call stays open long enough for one in-flight snapshot.
+    if (event.type === 'tool.stream.partial') vi.advanceTimersByTime(1500);
+  }
+  await tracing.shutdown();
+  const spans = exporter.getFinishedSpans();
+  await provider.shutdown();
+  const ids: Record<string, SpanIds> = {};
+  for (const span of spans) {
+    let name = span.name;
+    for (let n = 2; name in ids; n += 1) name = `${span.name} #${n}`;
+    ids[name] = {
+      traceId: span.spanContext().traceId,
+      spanId: span.spanContext().spanId,
+      parentSpanId: span.parentSpanContext?.spanId ?? '',
+    };
+  }
+  return ids;
+}
+
+describe('span keys', () => {
+  it('derives the recorded ids from a journal with event ids (traceBy causal-root)', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    expect(await idsOf(journal(true), 'causal-root', true)).toEqual({
+      'chat m': {
+        parentSpanId: '322c72fc7cadc1b9',
+        spanId: 'ea2fe1bc1bf6f162',
+        traceId: '815d0a12428ae0669abc823a614cf0f8',
+      },
+      'chat m #2': {
+        parentSpanId: '322c72fc7cadc1b9',
+        spanId: '597ea494fc36b39d',
+        traceId: '815d0a12428ae0669abc823a614cf0f8',
+      },
+      'execute_tool inner': {
+        parentSpanId: '2e050f9537d09730',
+        spanId: 'a08f38eeb14fbab9',
+        traceId: '815d0a12428ae0669abc823a614cf0f8',
+      },
+      'execute_tool inner (in flight)': {
+        parentSpanId: 'a08f38eeb14fbab9',
+        spanId: '5b6686f20103ed52',
+        traceId: '815d0a12428ae0669abc823a614cf0f8',
+      },
+      'execute_tool outer': {
+        parentSpanId: '322c72fc7cadc1b9',
+        spanId: '2e050f9537d09730',
+        traceId: '815d0a12428ae0669abc823a614cf0f8',
+      },
+      'execute_tool outer (in flight)': {
+        parentSpanId: '2e050f9537d09730',
+        spanId: '1fae478d8b36788e',
+        traceId: '815d0a12428ae0669abc823a614cf0f8',
+      },
+      'invoke_agent helper': {
+        parentSpanId: '322c72fc7cadc1b9',
+        spanId: 'a836e5d5301c3449',
+        traceId: '815d0a12428ae0669abc823a614cf0f8',
+      },
+      'invoke_agent planner': {
+        parentSpanId: '',
+        spanId: '322c72fc7cadc1b9',
+        traceId: '815d0a12428ae0669abc823a614cf0f8',
+      },
+    });
+  });
+
+  it('derives the recorded ids from a journal without event ids (traceBy session)', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    expect(await idsOf(journal(false), 'session', false)).toEqual({
+      'chat m': {
+        parentSpanId: '10d40415cfef9474',
+        spanId: 'eb9ffd54c3e13a03',
+        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
+      },
+      'chat m #2': {
+        parentSpanId: '10d40415cfef9474',
+        spanId: '4c2b13720a48f302',
+        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
+      },
+      'execute_tool inner': {
+        parentSpanId: '10d40415cfef9474',
+        spanId: '24ea79a40f81432c',
+        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
+      },
+      'execute_tool inner (in flight)': {
+        parentSpanId: '24ea79a40f81432c',
+        spanId: 'be955c5c77c3093a',
+        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
+      },
+      'execute_tool outer': {
+        parentSpanId: '10d40415cfef9474',
+        spanId: '9f17e8b55c6417c3',
+        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
+      },
+      'execute_tool outer (in flight)': {
+        parentSpanId: '9f17e8b55c6417c3',
+        spanId: '8f39f9482540df6f',
+        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
+      },
+      'invoke_agent helper': {
+        parentSpanId: '10d40415cfef9474',
+        spanId: 'fc12969d9908a9be',
+        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
+      },
+      'invoke_agent planner': {
+        parentSpanId: '361ae0a1e5892c55',
+        spanId: '10d40415cfef9474',
+        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
+      },
+      'session s1': {
+        parentSpanId: '',
+        spanId: '361ae0a1e5892c55',
+        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
+      },
+    });
+  });
+
+  it('derives the recorded ids per call (traceBy call)', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    expect(await idsOf(journal(true), 'call', true)).toEqual({
+      'chat m': {
+        parentSpanId: '322c72fc7cadc1b9',
+        spanId: 'ea2fe1bc1bf6f162',
+        traceId: '38adc668aeedefe711d8f89878385153',
+      },
+      'chat m #2': {
+        parentSpanId: '322c72fc7cadc1b9',
+        spanId: '597ea494fc36b39d',
+        traceId: '38adc668aeedefe711d8f89878385153',
+      },
+      'execute_tool inner': {
+        parentSpanId: '2e050f9537d09730',
+        spanId: 'a08f38eeb14fbab9',
+        traceId: '38adc668aeedefe711d8f89878385153',
+      },
+      'execute_tool inner (in flight)': {
+        parentSpanId: 'a08f38eeb14fbab9',
+        spanId: '5b6686f20103ed52',
+        traceId: '38adc668aeedefe711d8f89878385153',
+      },
+      'execute_tool outer': {
+        parentSpanId: '322c72fc7cadc1b9',
+        spanId: '2e050f9537d09730',
+        traceId: '38adc668aeedefe711d8f89878385153',
+      },
+      'execute_tool outer (in flight)': {
+        parentSpanId: '2e050f9537d09730',
+        spanId: '1fae478d8b36788e',
+        traceId: '38adc668aeedefe711d8f89878385153',
+      },
+      'invoke_agent helper': {
+        parentSpanId: '322c72fc7cadc1b9',
+        spanId: 'a836e5d5301c3449',
+        traceId: '38adc668aeedefe711d8f89878385153',
+      },
+      'invoke_agent planner': {
+        parentSpanId: '',
+        spanId: '322c72fc7cadc1b9',
+        traceId: '38adc668aeedefe711d8f89878385153',
+      },
+    });
+  });
+});
