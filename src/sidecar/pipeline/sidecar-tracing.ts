@@ -57,12 +57,13 @@ export function traceSidecarBus(options: SidecarTracingOptions): ToolCallTracing
     stableEventId: pipeline.stableEventId,
     parentContext: pipeline.parentContext,
     meterProvider: options.meterProvider ?? NO_METRICS,
-    ...(options.captureContent === undefined ? {} : { captureContent: options.captureContent }),
-    ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
-    ...(options.liveUpdates === undefined ? {} : { liveUpdates: options.liveUpdates }),
-    ...(options.liveIntervalMs === undefined ? {} : { liveIntervalMs: options.liveIntervalMs }),
-    ...(options.excludeEvents === undefined ? {} : { excludeEvents: options.excludeEvents }),
-    ...(options.traceBy === undefined ? {} : { traceBy: options.traceBy }),
-    ...(options.agentName === undefined ? {} : { agentName: options.agentName }),
+    // `traceToolCalls` reads an option set to `undefined` as not given: its default applies.
+    captureContent: options.captureContent,
+    idleTimeoutMs: options.idleTimeoutMs,
+    liveUpdates: options.liveUpdates,
+    liveIntervalMs: options.liveIntervalMs,
+    excludeEvents: options.excludeEvents,
+    traceBy: options.traceBy,
+    agentName: options.agentName,
   });
 }
