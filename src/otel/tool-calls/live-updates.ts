@@ -6,7 +6,7 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { VERSION } from '../version.js';
+import { VERSION } from '../../version.js';
 import {
   ATTR_EVENT_ID,
   ATTR_GEN_AI_OPERATION_NAME,
@@ -17,14 +17,14 @@ import {
   INFLIGHT_NAME_SUFFIX,
   toolCallAttributes,
   toolSpanName,
-} from './attribute-names.js';
-import type { ContentCapture } from './content-capture.js';
-import type { DerivedIdGenerator } from './derived-id-generator.js';
-import type { ErrorReporter } from './error-reporter.js';
+} from '../attribute-names.js';
+import type { ContentCapture } from '../content-capture.js';
+import type { DerivedIdGenerator } from '../derived-id-generator.js';
+import type { ErrorReporter } from '../error-reporter.js';
 import type { OpenCall } from './open-call.js';
 import type { OpenCalls } from './open-calls.js';
-import type { ResolvedOptions } from './options.js';
-import { inflightKey } from './span-keys.js';
+import type { ResolvedOptions } from '../options.js';
+import { inflightKey } from '../span-keys.js';
 
 const NANOS_PER_MILLI = 1_000_000n;
 /**
@@ -124,11 +124,7 @@ export class LiveUpdates {
   /** Puts `tooltrace.inflight.updates` on a final span that had snapshots, before it ends. */
   finish(call: OpenCall): void {
     if (call.liveUpdates === 0) return;
-    try {
-      call.span.setAttribute(ATTR_INFLIGHT_UPDATES, call.liveUpdates);
-    } catch (error) {
-      this.#errors.report('tracer', error);
-    }
+    this.#errors.contain('tracer', writeUpdateCount, call);
   }
 
   /** Stops the timer for good: no snapshot after this. */
@@ -145,28 +141,23 @@ export class LiveUpdates {
     const now = Date.now();
     const interval = this.#intervalMs - CLOCK_SLACK_MS;
     for (const call of this.#open) {
-      // Due an interval after the start or the latest snapshot, if the call changed since (a
-      // call has always changed before its first).
-      if (now - call.liveAt >= interval && call.streamEventCount !== call.liveStreamEvents) {
-        this.#snapshot(call, now);
-      }
+      if (call.snapshotDue(now, interval)) this.#snapshot(call, now);
     }
   };
 
   #snapshot(call: OpenCall, now: number): void {
     // Marked as done before anything can throw: a failing call is not retried every tick.
-    call.liveAt = now;
-    call.liveStreamEvents = call.streamEventCount;
-    try {
-      if (!call.span.isRecording()) return;
-      const update = call.liveUpdates + 1;
-      const span = this.#start(call, update);
-      span.end(call.hrTime(snapshotEnd(call, now)));
-      call.liveUpdates = update;
-      this.#exported += 1;
-    } catch (error) {
-      this.#errors.report('tracer', error);
-    }
+    call.snapshotAttempted(now);
+    this.#errors.contain('tracer', () => this.#export(call, now));
+  }
+
+  #export(call: OpenCall, now: number): void {
+    if (!call.span.isRecording()) return;
+    const update = call.liveUpdates + 1;
+    const span = this.#start(call, update);
+    span.end(call.hrTime(snapshotEnd(call, now)));
+    call.snapshotExported();
+    this.#exported += 1;
   }
 
   #start(call: OpenCall, update: number): Span {
@@ -226,4 +217,8 @@ function snapshotEnd(call: OpenCall, now: number): bigint {
   const elapsed = BigInt(Math.max(0, Math.round(now - call.openedAt))) * NANOS_PER_MILLI;
   const end = call.startUnixNano + elapsed;
   return end > call.lastUnixNano ? end : call.lastUnixNano;
+}
+
+function writeUpdateCount(call: OpenCall): void {
+  call.span.setAttribute(ATTR_INFLIGHT_UPDATES, call.liveUpdates);
 }
