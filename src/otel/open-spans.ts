@@ -1,4 +1,5 @@
-import type { ContainerSpan, TrackedSpan } from './tracked-span.js';
+import type { ContainerSpan } from './container-span.js';
+import type { OpenSpan } from './open-span.js';
 
 /**
  * The open spans of both kinds by the id of the event that started them (what causal walks and
@@ -7,11 +8,11 @@ import type { ContainerSpan, TrackedSpan } from './tracked-span.js';
  * it ends; nothing else writes here.
  */
 export class OpenSpans {
-  readonly #byStartId = new Map<string, TrackedSpan>();
+  readonly #byStartId = new Map<string, OpenSpan>();
   readonly #containers = new Map<string, ContainerSpan>();
 
   /** Makes `span` findable by the id of its start event (none when it has no id). */
-  add(span: TrackedSpan): void {
+  add(span: OpenSpan): void {
     if (span.startEventId !== '') this.#byStartId.set(span.startEventId, span);
   }
 
@@ -22,7 +23,7 @@ export class OpenSpans {
   }
 
   /** Takes `span` out of both indexes (leaving an entry another span holds under its key). */
-  remove(span: TrackedSpan): void {
+  remove(span: OpenSpan): void {
     const startId = span.startEventId;
     if (startId !== '' && this.#byStartId.get(startId) === span) this.#byStartId.delete(startId);
     if (this.#containers.size === 0) return;
@@ -31,7 +32,7 @@ export class OpenSpans {
   }
 
   /** The open span the event `id` started, if any. */
-  byStartId(id: string): TrackedSpan | undefined {
+  byStartId(id: string): OpenSpan | undefined {
     return this.#byStartId.get(id);
   }
 

@@ -11,7 +11,8 @@ import { OpenSpans } from './open-spans.js';
 import type { ResolvedOptions } from './options.js';
 import { SpanOpener } from './span-opener.js';
 import { stableEventIdReader } from './stable-event-id.js';
-import type { ContainerSpan, TrackedSpan } from './tracked-span.js';
+import type { ContainerSpan } from './container-span.js';
+import type { OpenSpan } from './open-span.js';
 
 /** The key the redact hook sees for error messages. */
 const ERROR_MESSAGE_KEY = 'error.message';
@@ -20,7 +21,7 @@ const ERROR_MESSAGE_KEY = 'error.message';
  * What a room (tool calls, the agent) does when one of its spans ends, around the core's part.
  * The core calls these once per span, in this order, from {@link SpanCore.end}.
  */
-export interface SpanOwner<S extends TrackedSpan> {
+export interface SpanOwner<S extends OpenSpan> {
   /** Takes the ended span out of the room's own indexes and counts its end. */
   forgetEnded(span: S, reason: EndReason): void;
   /** Writes the span's last attributes, ends the SDK span, records its metrics (contained). */
@@ -85,7 +86,7 @@ export class SpanCore {
    * Registers a span that just started (a container also as a parent to find by span id), and
    * notes the start as activity of its parent container.
    */
-  started(span: TrackedSpan, startUnixNano: bigint, now: number): void {
+  started(span: OpenSpan, startUnixNano: bigint, now: number): void {
     this.openSpans.add(span);
     this.openSpans.container(span.parentSpanId)?.childStarted(startUnixNano, now);
   }
@@ -103,7 +104,7 @@ export class SpanCore {
    * the room's indexes, counted; the end as activity of the parent container; the room's close
    * (last attributes, `span.end`, metrics), contained; the `onSpanEnd` hook, contained.
    */
-  end<S extends TrackedSpan>(
+  end<S extends OpenSpan>(
     owner: SpanOwner<S>,
     span: S,
     reason: EndReason,

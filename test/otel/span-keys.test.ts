@@ -118,147 +118,67 @@ async function idsOf(
   return ids;
 }
 
+/**
+ * The recorded ids: each span's parent span id and span id, replaying the journal with event
+ * ids (any `traceBy`: it only changes trace ids) and without them (`traceBy: 'session'`, which
+ * adds a session root).
+ */
+const RECORDED: Record<string, { withIds?: [string, string]; withoutIds: [string, string] }> = {
+  'session s1': { withoutIds: ['', '361ae0a1e5892c55'] },
+  'invoke_agent planner': {
+    withIds: ['', '322c72fc7cadc1b9'],
+    withoutIds: ['361ae0a1e5892c55', '10d40415cfef9474'],
+  },
+  'chat m': {
+    withIds: ['322c72fc7cadc1b9', 'ea2fe1bc1bf6f162'],
+    withoutIds: ['10d40415cfef9474', 'eb9ffd54c3e13a03'],
+  },
+  'execute_tool outer': {
+    withIds: ['322c72fc7cadc1b9', '2e050f9537d09730'],
+    withoutIds: ['10d40415cfef9474', '9f17e8b55c6417c3'],
+  },
+  'execute_tool outer (in flight)': {
+    withIds: ['2e050f9537d09730', '1fae478d8b36788e'],
+    withoutIds: ['9f17e8b55c6417c3', '8f39f9482540df6f'],
+  },
+  'execute_tool inner': {
+    withIds: ['2e050f9537d09730', 'a08f38eeb14fbab9'],
+    withoutIds: ['10d40415cfef9474', '24ea79a40f81432c'],
+  },
+  'execute_tool inner (in flight)': {
+    withIds: ['a08f38eeb14fbab9', '5b6686f20103ed52'],
+    withoutIds: ['24ea79a40f81432c', 'be955c5c77c3093a'],
+  },
+  'invoke_agent helper': {
+    withIds: ['322c72fc7cadc1b9', 'a836e5d5301c3449'],
+    withoutIds: ['10d40415cfef9474', 'fc12969d9908a9be'],
+  },
+  'chat m #2': {
+    withIds: ['322c72fc7cadc1b9', '597ea494fc36b39d'],
+    withoutIds: ['10d40415cfef9474', '4c2b13720a48f302'],
+  },
+};
+
+/** The recorded ids of every span of one replay, all in the trace `traceId`. */
+function recorded(withIds: boolean, traceId: string): Record<string, SpanIds> {
+  const ids: Record<string, SpanIds> = {};
+  for (const [name, replays] of Object.entries(RECORDED)) {
+    const pair = withIds ? replays.withIds : replays.withoutIds;
+    if (pair !== undefined) ids[name] = { traceId, parentSpanId: pair[0], spanId: pair[1] };
+  }
+  return ids;
+}
+
 describe('span keys', () => {
-  it('derives the recorded ids from a journal with event ids (traceBy causal-root)', async () => {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
-    expect(await idsOf(journal(true), 'causal-root', true)).toEqual({
-      'chat m': {
-        parentSpanId: '322c72fc7cadc1b9',
-        spanId: 'ea2fe1bc1bf6f162',
-        traceId: '815d0a12428ae0669abc823a614cf0f8',
-      },
-      'chat m #2': {
-        parentSpanId: '322c72fc7cadc1b9',
-        spanId: '597ea494fc36b39d',
-        traceId: '815d0a12428ae0669abc823a614cf0f8',
-      },
-      'execute_tool inner': {
-        parentSpanId: '2e050f9537d09730',
-        spanId: 'a08f38eeb14fbab9',
-        traceId: '815d0a12428ae0669abc823a614cf0f8',
-      },
-      'execute_tool inner (in flight)': {
-        parentSpanId: 'a08f38eeb14fbab9',
-        spanId: '5b6686f20103ed52',
-        traceId: '815d0a12428ae0669abc823a614cf0f8',
-      },
-      'execute_tool outer': {
-        parentSpanId: '322c72fc7cadc1b9',
-        spanId: '2e050f9537d09730',
-        traceId: '815d0a12428ae0669abc823a614cf0f8',
-      },
-      'execute_tool outer (in flight)': {
-        parentSpanId: '2e050f9537d09730',
-        spanId: '1fae478d8b36788e',
-        traceId: '815d0a12428ae0669abc823a614cf0f8',
-      },
-      'invoke_agent helper': {
-        parentSpanId: '322c72fc7cadc1b9',
-        spanId: 'a836e5d5301c3449',
-        traceId: '815d0a12428ae0669abc823a614cf0f8',
-      },
-      'invoke_agent planner': {
-        parentSpanId: '',
-        spanId: '322c72fc7cadc1b9',
-        traceId: '815d0a12428ae0669abc823a614cf0f8',
-      },
-    });
-  });
-
-  it('derives the recorded ids from a journal without event ids (traceBy session)', async () => {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
-    expect(await idsOf(journal(false), 'session', false)).toEqual({
-      'chat m': {
-        parentSpanId: '10d40415cfef9474',
-        spanId: 'eb9ffd54c3e13a03',
-        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
-      },
-      'chat m #2': {
-        parentSpanId: '10d40415cfef9474',
-        spanId: '4c2b13720a48f302',
-        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
-      },
-      'execute_tool inner': {
-        parentSpanId: '10d40415cfef9474',
-        spanId: '24ea79a40f81432c',
-        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
-      },
-      'execute_tool inner (in flight)': {
-        parentSpanId: '24ea79a40f81432c',
-        spanId: 'be955c5c77c3093a',
-        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
-      },
-      'execute_tool outer': {
-        parentSpanId: '10d40415cfef9474',
-        spanId: '9f17e8b55c6417c3',
-        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
-      },
-      'execute_tool outer (in flight)': {
-        parentSpanId: '9f17e8b55c6417c3',
-        spanId: '8f39f9482540df6f',
-        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
-      },
-      'invoke_agent helper': {
-        parentSpanId: '10d40415cfef9474',
-        spanId: 'fc12969d9908a9be',
-        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
-      },
-      'invoke_agent planner': {
-        parentSpanId: '361ae0a1e5892c55',
-        spanId: '10d40415cfef9474',
-        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
-      },
-      'session s1': {
-        parentSpanId: '',
-        spanId: '361ae0a1e5892c55',
-        traceId: '144ef30df0e7074c35c7356f98bf7ba6',
-      },
-    });
-  });
-
-  it('derives the recorded ids per call (traceBy call)', async () => {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
-    expect(await idsOf(journal(true), 'call', true)).toEqual({
-      'chat m': {
-        parentSpanId: '322c72fc7cadc1b9',
-        spanId: 'ea2fe1bc1bf6f162',
-        traceId: '38adc668aeedefe711d8f89878385153',
-      },
-      'chat m #2': {
-        parentSpanId: '322c72fc7cadc1b9',
-        spanId: '597ea494fc36b39d',
-        traceId: '38adc668aeedefe711d8f89878385153',
-      },
-      'execute_tool inner': {
-        parentSpanId: '2e050f9537d09730',
-        spanId: 'a08f38eeb14fbab9',
-        traceId: '38adc668aeedefe711d8f89878385153',
-      },
-      'execute_tool inner (in flight)': {
-        parentSpanId: 'a08f38eeb14fbab9',
-        spanId: '5b6686f20103ed52',
-        traceId: '38adc668aeedefe711d8f89878385153',
-      },
-      'execute_tool outer': {
-        parentSpanId: '322c72fc7cadc1b9',
-        spanId: '2e050f9537d09730',
-        traceId: '38adc668aeedefe711d8f89878385153',
-      },
-      'execute_tool outer (in flight)': {
-        parentSpanId: '2e050f9537d09730',
-        spanId: '1fae478d8b36788e',
-        traceId: '38adc668aeedefe711d8f89878385153',
-      },
-      'invoke_agent helper': {
-        parentSpanId: '322c72fc7cadc1b9',
-        spanId: 'a836e5d5301c3449',
-        traceId: '38adc668aeedefe711d8f89878385153',
-      },
-      'invoke_agent planner': {
-        parentSpanId: '',
-        spanId: '322c72fc7cadc1b9',
-        traceId: '38adc668aeedefe711d8f89878385153',
-      },
-    });
-  });
+  it.each([
+    { traceBy: 'causal-root', withIds: true, traceId: '815d0a12428ae0669abc823a614cf0f8' },
+    { traceBy: 'call', withIds: true, traceId: '38adc668aeedefe711d8f89878385153' },
+    { traceBy: 'session', withIds: false, traceId: '144ef30df0e7074c35c7356f98bf7ba6' },
+  ] as const)(
+    'derives the recorded ids (traceBy $traceBy, event ids: $withIds)',
+    async ({ traceBy, withIds, traceId }) => {
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+      expect(await idsOf(journal(withIds), traceBy, withIds)).toEqual(recorded(withIds, traceId));
+    },
+  );
 });

@@ -43,6 +43,11 @@ export class AgentSessions {
     return session;
   }
 
+  /** The session `event` belongs to, made when new; its activity noted. */
+  forEvent(event: BusEvent, now: number): SessionState {
+    return this.session(this.idOf(event), now);
+  }
+
   /** The session `id` if known, nothing noted. */
   get(id: string): SessionState | undefined {
     return this.#sessions.get(id);

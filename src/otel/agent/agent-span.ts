@@ -1,10 +1,8 @@
-import type { Attributes, HrTime, Span, SpanContext } from '@opentelemetry/api';
-import type { ScopeRunner } from '../../bus/index.js';
+import type { Span } from '@opentelemetry/api';
 import type { AttributeTarget } from '../attribute-target.js';
-import { BusEventBudget } from '../bus-event-budget.js';
-import { hrTimeFromUnixNano, hrTimeNear } from '../hr-time.js';
-import { spanRunner } from '../span-runner.js';
-import type { ContainerSpan } from '../tracked-span.js';
+import type { ContainerSpan } from '../container-span.js';
+import { hrTimeFromUnixNano } from '../hr-time.js';
+import { OpenSpan } from '../open-span.js';
 
 /** What an agent span stands for. */
 export type AgentSpanKind = 'session' | 'turn' | 'chat' | 'subagent';
@@ -36,9 +34,7 @@ export interface AgentSpanInit {
  * chunks, what its instruments record) and counts the other bus events it carries as span
  * events, bounded like stream events. Its state changes only through its methods; it ends once.
  */
-export class AgentSpan implements AgentSpanInit, ContainerSpan {
-  readonly span: Span;
-  readonly spanContext: SpanContext;
+export class AgentSpan extends OpenSpan implements AgentSpanInit, ContainerSpan {
   readonly kind: AgentSpanKind;
   readonly sessionId: string;
   readonly agentId: string;
@@ -46,27 +42,17 @@ export class AgentSpan implements AgentSpanInit, ContainerSpan {
   readonly key: string;
   readonly startEventId: string;
   readonly parentLink: string;
-  readonly parentSpanId: string;
-  readonly startUnixNano: bigint;
   readonly agentName: string;
   readonly requestModel: string;
-  readonly #startHrTime: HrTime;
-  #lastUnixNano: bigint;
-  #lastActivity: number;
-  #ended = false;
   #openChildren = 0;
   #chunks = 0;
   #firstChunkUnixNano: bigint | undefined;
   #responseModel = '';
   #inputTokens: number | undefined;
   #outputTokens: number | undefined;
-  #errorType = '';
-  readonly #busEvents = new BusEventBudget();
-  #runner: ScopeRunner | undefined;
 
   constructor(span: Span, init: AgentSpanInit, now: number) {
-    this.span = span;
-    this.spanContext = span.spanContext();
+    super(span, init.parentSpanId, init.startUnixNano, hrTimeFromUnixNano(init.startUnixNano), now);
     this.kind = init.kind;
     this.sessionId = init.sessionId;
     this.agentId = init.agentId;
@@ -74,27 +60,8 @@ export class AgentSpan implements AgentSpanInit, ContainerSpan {
     this.key = init.key;
     this.startEventId = init.startEventId;
     this.parentLink = init.parentLink;
-    this.parentSpanId = init.parentSpanId;
-    this.startUnixNano = init.startUnixNano;
     this.agentName = init.agentName;
     this.requestModel = init.requestModel;
-    this.#startHrTime = hrTimeFromUnixNano(init.startUnixNano);
-    this.#lastUnixNano = init.startUnixNano;
-    this.#lastActivity = now;
-  }
-
-  /** Latest time seen in the span or its children: where an unfinished span ends. */
-  get lastUnixNano(): bigint {
-    return this.#lastUnixNano;
-  }
-
-  /** Subscriber clock (ms) of its latest activity, for the idle timeout. */
-  get lastActivity(): number {
-    return this.#lastActivity;
-  }
-
-  get ended(): boolean {
-    return this.#ended;
   }
 
   get hasOpenChildren(): boolean {
@@ -120,28 +87,6 @@ export class AgentSpan implements AgentSpanInit, ContainerSpan {
 
   get outputTokens(): number | undefined {
     return this.#outputTokens;
-  }
-
-  /** `error.type` the span ended with, `''` for success. */
-  get errorType(): string {
-    return this.#errorType;
-  }
-
-  claimEnd(): boolean {
-    if (this.#ended) return false;
-    this.#ended = true;
-    return true;
-  }
-
-  /** The OpenTelemetry time of a bus timestamp of this span. */
-  hrTime(unixNano: bigint): HrTime {
-    return hrTimeNear(this.startUnixNano, this.#startHrTime, unixNano);
-  }
-
-  /** Notes an event in the span at `unixNano` (subscriber clock `now`). */
-  touch(unixNano: bigint, now: number): void {
-    if (unixNano > this.#lastUnixNano) this.#lastUnixNano = unixNano;
-    this.#lastActivity = now;
   }
 
   childStarted(unixNano: bigint, now: number): void {
@@ -178,23 +123,8 @@ export class AgentSpan implements AgentSpanInit, ContainerSpan {
     this.#outputTokens = outputTokens;
   }
 
-  /** Records the `error.type` the span ends with. */
-  fail(errorType: string): void {
-    this.#errorType = errorType;
-  }
-
-  /** Adds a span event for another bus event, within the span's {@link BusEventBudget}. */
-  addBusEvent(name: string, attributes: Attributes, unixNano: bigint, max: number): boolean {
-    return this.#busEvents.add(this.span, name, attributes, this.hrTime(unixNano), max);
-  }
-
   /** How many other bus events became span events or were only counted, when any came. */
   eventAttributes(target: AttributeTarget): void {
-    this.#busEvents.summarize(target);
-  }
-
-  /** Runs handler code with this span active, so spans it starts are children of it. */
-  get runner(): ScopeRunner {
-    return (this.#runner ??= spanRunner(this.span));
+    this.summarizeBusEvents(target);
   }
 }

@@ -26,7 +26,7 @@ import { hrTimeFromUnixNano } from '../hr-time.js';
 import type { SpanCore, SpanOwner } from '../span-core.js';
 import type { ContainerLookup } from '../span-opener.js';
 import { agentSpanKey } from '../span-keys.js';
-import type { BusEventTarget } from '../tracked-span.js';
+import type { OpenSpan } from '../open-span.js';
 import type { LlmFields, SubagentFields } from './agent-fields.js';
 import { applyLlmOutcome, applySubagentOutcome } from './agent-outcome.js';
 import type { AgentCounts } from './agent-counts.js';
@@ -102,10 +102,13 @@ export class AgentSpans {
     return id === '' ? undefined : this.byStartId(id)?.runner;
   }
 
-  /** A start event whose id already started an open span: a duplicate, counted. */
-  isDuplicateStart(event: BusEvent): boolean {
+  /**
+   * Whether a start event is a duplicate (counted): its id already started an open span, or
+   * `named` says what it names (a turn or request id) is open already.
+   */
+  isDuplicateStart(event: BusEvent, named: () => AgentSpan | undefined = noSpan): boolean {
     const id = this.#core.idOf(event);
-    if (id === '' || this.byStartId(id) === undefined) return false;
+    if ((id === '' || this.byStartId(id) === undefined) && named() === undefined) return false;
     this.#counts.duplicateEvents += 1;
     return true;
   }
@@ -260,11 +263,11 @@ export class AgentSpans {
   }
 
   /** The open tool call or agent span the event's causal chain reaches first, if any. */
-  targetOf(event: BusEvent): BusEventTarget | undefined {
+  targetOf(event: BusEvent): OpenSpan | undefined {
     const parentId = event.causation.parentId;
     if (parentId === '') return undefined;
     const openSpans = this.#core.openSpans;
-    let found: BusEventTarget | undefined;
+    let found: OpenSpan | undefined;
     this.#core.index.ancestry(parentId, '', (id) => {
       found = openSpans.byStartId(id);
       return found?.spanContext;
@@ -273,7 +276,7 @@ export class AgentSpans {
   }
 
   /** Records another bus event on `target` as a span event, within its budget. */
-  record(target: BusEventTarget, event: BusEvent): void {
+  record(target: OpenSpan, event: BusEvent): void {
     const attributes: Attributes = {};
     if (event.source !== undefined && event.source !== '') {
       attributes[ATTR_EVENT_SOURCE] = event.source;
@@ -344,4 +347,8 @@ function writeAbandoned({
     code: SpanStatusCode.ERROR,
     message: `no end event within ${idleTimeoutMs} ms of the span's last activity`,
   });
+}
+
+function noSpan(): undefined {
+  return undefined;
 }

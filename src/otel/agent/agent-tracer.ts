@@ -29,7 +29,7 @@ import {
 import type { SpanCore } from '../span-core.js';
 import { sessionRootKey } from '../span-keys.js';
 import type { AgentTracingStats } from '../tracing-stats.js';
-import type { BusEventTarget } from '../tracked-span.js';
+import type { OpenSpan } from '../open-span.js';
 import { newAgentCounts, type AgentCounts } from './agent-counts.js';
 import { readSessionId, readSubagent, readTurn, type SubagentFields } from './agent-fields.js';
 import { AgentSessions } from './agent-sessions.js';
@@ -196,12 +196,12 @@ export class AgentTracer implements AgentView {
    * session; before any span of the session is open it waits for the first one.
    */
   #recordBusEvent(event: BusEvent, now: number): void {
-    const session = this.#sessions.session(this.#sessions.idOf(event), now);
+    const session = this.#sessions.forEvent(event, now);
     this.#place(session, event, this.#spans.targetOf(event) ?? containerFor(session, event));
   }
 
   /** Records `event` on `target`, or holds it for the session's first span (bounded). */
-  #place(session: SessionState, event: BusEvent, target: BusEventTarget | undefined): void {
+  #place(session: SessionState, event: BusEvent, target: OpenSpan | undefined): void {
     if (target !== undefined) this.#spans.record(target, event);
     else if (session.pending.length < MAX_PENDING) session.pending.push(event);
     else this.#counts.busEventsUnattached += 1;
@@ -245,13 +245,9 @@ export class AgentTracer implements AgentView {
   }
 
   #turnStart(event: BusEvent, now: number): void {
-    const session = this.#sessions.session(this.#sessions.idOf(event), now);
-    if (this.#spans.isDuplicateStart(event)) return;
+    const session = this.#sessions.forEvent(event, now);
     const fields = readTurn(event.payload);
-    if (fields.turnId !== '' && namedTurn(session, fields.turnId) !== undefined) {
-      this.#counts.duplicateEvents += 1;
-      return;
-    }
+    if (this.#spans.isDuplicateStart(event, () => namedTurn(session, fields.turnId))) return;
     if (this.#core.options.traceBy === 'session' && session.id !== '') {
       this.#ensureRoot(session, event, now);
     }
@@ -278,7 +274,7 @@ export class AgentTracer implements AgentView {
   }
 
   #turnEnd(event: BusEvent, now: number): void {
-    const session = this.#sessions.session(this.#sessions.idOf(event), now);
+    const session = this.#sessions.forEvent(event, now);
     const { turnId } = readTurn(event.payload);
     const turn =
       (turnId !== '' ? namedTurn(session, turnId) : undefined) ?? newestTurn(session, event);
@@ -290,7 +286,7 @@ export class AgentTracer implements AgentView {
   }
 
   #subagentStart(event: BusEvent, now: number): void {
-    const session = this.#sessions.session(this.#sessions.idOf(event), now);
+    const session = this.#sessions.forEvent(event, now);
     const fields = readSubagent(event.payload);
     const open = fields.spawnId === '' ? undefined : subagentBySpawn(session, fields.spawnId);
     if (open !== undefined) {
@@ -323,7 +319,7 @@ export class AgentTracer implements AgentView {
   }
 
   #subagentIteration(event: BusEvent, now: number): void {
-    const session = this.#sessions.session(this.#sessions.idOf(event), now);
+    const session = this.#sessions.forEvent(event, now);
     const subagent = this.#subagentOf(session, readSubagent(event.payload));
     if (subagent === undefined) {
       this.#recordBusEvent(event, now);
@@ -334,7 +330,7 @@ export class AgentTracer implements AgentView {
   }
 
   #subagentComplete(event: BusEvent, now: number): void {
-    const session = this.#sessions.session(this.#sessions.idOf(event), now);
+    const session = this.#sessions.forEvent(event, now);
     const fields = readSubagent(event.payload);
     const subagent = this.#subagentOf(session, fields);
     if (subagent === undefined) {

@@ -70,13 +70,11 @@ export class ModelCalls {
 
   /** `llm.request`: starts a model call. */
   onRequest(event: BusEvent, now: number): void {
-    const session = this.#sessions.session(this.#sessions.idOf(event), now);
-    if (this.#spans.isDuplicateStart(event)) return;
+    const session = this.#sessions.forEvent(event, now);
     const fields = readLlm(event.payload);
-    if (fields.requestId !== '' && chatByRequest(session, fields.requestId) !== undefined) {
-      this.#counts.duplicateEvents += 1;
-      return;
-    }
+    const named = (): AgentSpan | undefined =>
+      fields.requestId === '' ? undefined : chatByRequest(session, fields.requestId);
+    if (this.#spans.isDuplicateStart(event, named)) return;
     for (const tool of fields.tools) {
       this.#descriptions.set(toolDescriptionKey(session.id, tool.name), tool.description);
     }
@@ -85,7 +83,7 @@ export class ModelCalls {
 
   /** `llm.stream.chunk`: counted on its model call, or held on the turn for an inferred one. */
   onChunk(event: BusEvent, now: number): void {
-    const session = this.#sessions.session(this.#sessions.idOf(event), now);
+    const session = this.#sessions.forEvent(event, now);
     const fields = readLlm(event.payload);
     // Chunks of an answer whose request was never seen wait on the turn for its inferred span.
     const chat = this.#chatOf(session, event, fields) ?? containerFor(session, event);
@@ -98,7 +96,7 @@ export class ModelCalls {
 
   /** `llm.response`, `llm.stream.end` or `llm.error`: ends the model call, or makes one. */
   onEnd(event: BusEvent, now: number): void {
-    const session = this.#sessions.session(this.#sessions.idOf(event), now);
+    const session = this.#sessions.forEvent(event, now);
     const fields = readLlm(event.payload);
     let chat = this.#chatOf(session, event, fields);
     if (chat === undefined && event.type === LLM_RESPONSE) {

@@ -1,4 +1,4 @@
-import type { Attributes, HrTime, Span, SpanContext } from '@opentelemetry/api';
+import type { Attributes, HrTime, Span } from '@opentelemetry/api';
 import { TOOL_STREAM_PARTIAL, TOOL_STREAM_PROGRESS } from '../../events/index.js';
 import {
   ATTR_STREAM_EVENTS_COALESCED,
@@ -10,13 +10,10 @@ import {
   ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS,
   toolSpanName,
 } from '../attribute-names.js';
-import type { ScopeRunner } from '../../bus/index.js';
-import { spanRunner } from '../span-runner.js';
-import type { TrackedSpan } from '../tracked-span.js';
+import { OpenSpan } from '../open-span.js';
 import { AttributeCollector, type AttributeTarget } from '../attribute-target.js';
-import { BusEventBudget } from '../bus-event-budget.js';
 import type { ContentCapture } from '../content-capture.js';
-import { byTime, hrTimeNear, millisecondsBetween } from '../hr-time.js';
+import { byTime, millisecondsBetween } from '../hr-time.js';
 import { payloadBytes } from './payload-bytes.js';
 import { streamEventAttributes } from './stream-event-attributes.js';
 import { PARTIAL, StreamSampler, type StreamKind, type StreamMark } from './stream-sampler.js';
@@ -85,13 +82,9 @@ export interface OpenCallInit {
  * costs one comparison per in-order event instead of an id lookup. Its state changes only
  * through its methods: it ends once, and learns a late invoke once.
  */
-export class OpenCall implements TrackedSpan {
-  readonly span: Span;
-  readonly spanContext: SpanContext;
+export class OpenCall extends OpenSpan {
   readonly callId: string;
   readonly sessionId: string;
-  readonly parentSpanId: string;
-  readonly startUnixNano: bigint;
   readonly orphan: boolean;
   readonly agentId: string;
   readonly agentName: string;
@@ -103,10 +96,6 @@ export class OpenCall implements TrackedSpan {
   #parentLink: string;
   #toolName: string;
   #invokeLate = false;
-  #ended = false;
-  #lastUnixNano: bigint;
-  #lastActivity: number;
-  #errorType = '';
   #liveUpdates = 0;
   #liveAt: number;
   /**
@@ -114,7 +103,6 @@ export class OpenCall implements TrackedSpan {
    * a different count means the call changed since, and a call always "changed" at first.
    */
   #liveStreamEvents = -1;
-  readonly #startHrTime: HrTime;
 
   #partialCount = 0;
   #progressCount = 0;
@@ -133,16 +121,11 @@ export class OpenCall implements TrackedSpan {
   /** The latest partial's payload, kept only with content capture, for in-flight snapshots. */
   #lastPartialPayload: unknown;
   readonly #settings: StreamSettings;
-  readonly #busEvents = new BusEventBudget();
-  #runner: ScopeRunner | undefined;
 
   constructor(span: Span, init: OpenCallInit, now: number, settings: StreamSettings) {
-    this.span = span;
-    this.spanContext = span.spanContext();
+    super(span, init.parentSpanId, init.startUnixNano, init.startHrTime, now);
     this.callId = init.callId;
     this.sessionId = init.sessionId;
-    this.parentSpanId = init.parentSpanId;
-    this.startUnixNano = init.startUnixNano;
     this.orphan = init.orphan;
     this.agentId = init.agentId;
     this.agentName = init.agentName;
@@ -151,9 +134,6 @@ export class OpenCall implements TrackedSpan {
     this.#invokeId = init.invokeId;
     this.#parentLink = init.parentLink;
     this.#toolName = init.toolName;
-    this.#startHrTime = init.startHrTime;
-    this.#lastUnixNano = init.startUnixNano;
-    this.#lastActivity = now;
     this.#liveAt = now;
     this.#settings = settings;
   }
@@ -183,34 +163,9 @@ export class OpenCall implements TrackedSpan {
     return this.#invokeLate;
   }
 
-  get ended(): boolean {
-    return this.#ended;
-  }
-
-  /** Time of the latest event of the call: where an abandoned or evicted span ends. */
-  get lastUnixNano(): bigint {
-    return this.#lastUnixNano;
-  }
-
-  /** Subscriber clock (ms) of the latest event, for the idle timeout. */
-  get lastActivity(): number {
-    return this.#lastActivity;
-  }
-
-  /** `error.type` the call ended with, `''` for success. */
-  get errorType(): string {
-    return this.#errorType;
-  }
-
   /** In-flight snapshots exported so far. */
   get liveUpdates(): number {
     return this.#liveUpdates;
-  }
-
-  claimEnd(): boolean {
-    if (this.#ended) return false;
-    this.#ended = true;
-    return true;
   }
 
   /**
@@ -229,11 +184,6 @@ export class OpenCall implements TrackedSpan {
     if (invokeId === '' || this.#invokeId !== '') return false;
     this.#invokeId = invokeId;
     return true;
-  }
-
-  /** Records the `error.type` the call ends with (its outcome sets it). */
-  fail(errorType: string): void {
-    this.#errorType = errorType;
   }
 
   /**
@@ -255,17 +205,6 @@ export class OpenCall implements TrackedSpan {
     this.#liveUpdates += 1;
   }
 
-  /** The OpenTelemetry time of a bus timestamp of this call. */
-  hrTime(unixNano: bigint): HrTime {
-    return hrTimeNear(this.startUnixNano, this.#startHrTime, unixNano);
-  }
-
-  /** Notes activity that is not a stream event (a late invoke, for instance). */
-  touch(timeUnixNano: bigint, now: number): void {
-    if (timeUnixNano > this.#lastUnixNano) this.#lastUnixNano = timeUnixNano;
-    this.#lastActivity = now;
-  }
-
   /**
    * Records one stream event. Returns `false` for a duplicate (a sequence number already seen),
    * which changes nothing.
@@ -280,9 +219,8 @@ export class OpenCall implements TrackedSpan {
   ): boolean {
     const seq = typeof sequence === 'number' && Number.isSafeInteger(sequence) ? sequence : 0;
     if (seq > 0 && !this.#isNew(seq)) return false;
-    if (timeUnixNano > this.#lastUnixNano) this.#lastUnixNano = timeUnixNano;
-    else if (timeUnixNano < this.#lastUnixNano) this.#streamBackwards = true;
-    this.#lastActivity = now;
+    if (timeUnixNano < this.lastUnixNano) this.#streamBackwards = true;
+    this.touch(timeUnixNano, now);
     let value: number;
     if (kind === PARTIAL) {
       value = payloadBytes(payload);
@@ -334,21 +272,21 @@ export class OpenCall implements TrackedSpan {
     this.#writeProgress(target);
     target.setAttribute(ATTR_STREAM_EVENTS_RECORDED, this.#recorded);
     target.setAttribute(ATTR_STREAM_EVENTS_COALESCED, this.streamEventCount - this.#recorded);
-    this.#busEvents.summarize(target);
+    this.summarizeBusEvents(target);
   }
 
   /**
    * Adds a span event for another bus event the call caused (a `plan.update` its tool emitted),
    * unless `max` are kept already: the rest are only counted.
    */
-  addBusEvent(name: string, attributes: Attributes, unixNano: bigint, max: number): boolean {
-    if (unixNano > this.#lastUnixNano) this.#lastUnixNano = unixNano;
-    return this.#busEvents.add(this.span, name, attributes, this.hrTime(unixNano), max);
-  }
-
-  /** Runs handler code with this call's span active, so spans the tool starts are its children. */
-  get runner(): ScopeRunner {
-    return (this.#runner ??= spanRunner(this.span));
+  override addBusEvent(
+    name: string,
+    attributes: Attributes,
+    unixNano: bigint,
+    max: number,
+  ): boolean {
+    this.extendTo(unixNano);
+    return super.addBusEvent(name, attributes, unixNano, max);
   }
 
   /**

@@ -1,11 +1,5 @@
-import {
-  trace,
-  type Attributes,
-  type Context,
-  type HrTime,
-  type Link,
-  type Span,
-} from '@opentelemetry/api';
+import { trace } from '@opentelemetry/api';
+import type { Attributes, Context, HrTime, Link, Span } from '@opentelemetry/api';
 import type { BusEvent } from '../../bus/index.js';
 import { TOOL_RESULT } from '../../events/index.js';
 import type { AgentView } from '../agent-view.js';

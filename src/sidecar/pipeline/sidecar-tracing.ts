@@ -6,7 +6,7 @@ import {
   DerivedIdGenerator,
   traceToolCalls,
   type ToolCallTracing,
-  type TraceBy,
+  type TraceToolCallsOptions,
 } from '../../otel/index.js';
 import { ClientAttributeProcessor } from './client-attribute-processor.js';
 import type { EventPipeline } from './event-pipeline.js';
@@ -14,8 +14,20 @@ import type { EventPipeline } from './event-pipeline.js';
 /** Records nothing: the sidecar never falls back to a global meter provider. */
 const NO_METRICS: MeterProvider = { getMeter: () => createNoopMeter() };
 
+/** The `traceToolCalls` options the sidecar's settings choose; the rest it sets itself. */
+type ChosenTracingOptions = Pick<
+  TraceToolCallsOptions,
+  | 'captureContent'
+  | 'idleTimeoutMs'
+  | 'liveUpdates'
+  | 'liveIntervalMs'
+  | 'excludeEvents'
+  | 'traceBy'
+  | 'agentName'
+>;
+
 /** Options for {@link traceSidecarBus}. */
-export interface SidecarTracingOptions {
+export interface SidecarTracingOptions extends ChosenTracingOptions {
   bus: EventBus;
   pipeline: EventPipeline;
   /** Where ended spans go (the export room's processor). */
@@ -23,13 +35,6 @@ export interface SidecarTracingOptions {
   resource: Resource;
   /** Where the tool-call metrics go; `undefined` records none. */
   meterProvider?: MeterProvider | undefined;
-  captureContent?: boolean;
-  idleTimeoutMs?: number;
-  liveUpdates?: boolean;
-  liveIntervalMs?: number;
-  excludeEvents?: string[];
-  traceBy?: TraceBy;
-  agentName?: string;
 }
 
 /**
@@ -50,20 +55,14 @@ export function traceSidecarBus(options: SidecarTracingOptions): ToolCallTracing
   const tracerProvider: TracerProvider = {
     getTracer: (name, version, tracerOptions) => provider.getTracer(name, version, tracerOptions),
   };
-  const { pipeline } = options;
-  return traceToolCalls(options.bus, {
+  const { bus, pipeline, processor: _processor, resource: _resource, ...chosen } = options;
+  // `traceToolCalls` reads an option set to `undefined` as not given: its default applies.
+  return traceToolCalls(bus, {
+    ...chosen,
     tracerProvider,
     idGenerator,
     stableEventId: pipeline.stableEventId,
     parentContext: pipeline.parentContext,
     meterProvider: options.meterProvider ?? NO_METRICS,
-    // `traceToolCalls` reads an option set to `undefined` as not given: its default applies.
-    captureContent: options.captureContent,
-    idleTimeoutMs: options.idleTimeoutMs,
-    liveUpdates: options.liveUpdates,
-    liveIntervalMs: options.liveIntervalMs,
-    excludeEvents: options.excludeEvents,
-    traceBy: options.traceBy,
-    agentName: options.agentName,
   });
 }
