@@ -4,8 +4,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /**
- * Dependencies point one way: bus <- streamtool <- otel <- sidecar <- cli/demo, with wire and
- * forward beside. Each folder of `src` lists the folders it may import from; every other one is
+ * Dependencies point one way: bus <- streamtool <- otel <- sidecar <- cli/demo, with wire,
+ * forward and the adapters (mcp, ai-sdk) beside. Each folder of `src` lists the folders it may import from; every other one is
  * forbidden. Inside the sidecar, intake -> pipeline -> export: intake talks to the pipeline
  * only, the pipeline may use export, export neither; no room imports the composition at
  * `src/sidecar/*.ts`.
@@ -20,6 +20,8 @@ const mayImport = {
   wire: ['bus', 'events', 'errors'],
   forward: ['bus', 'wire', 'errors'],
   otel: ['bus', 'events', 'streamtool', 'errors'],
+  mcp: ['bus', 'events', 'streamtool', 'errors'],
+  'ai-sdk': ['bus', 'events', 'streamtool', 'errors'],
   testing: ['bus', 'events', 'streamtool', 'otel', 'wire', 'forward', 'errors', 'vendor'],
   sidecar: ['bus', 'events', 'streamtool', 'otel', 'wire', 'errors'],
   'sidecar/intake': ['pipeline'],
@@ -80,10 +82,13 @@ const noOpenTelemetry = {
   message: 'The root entry never imports OpenTelemetry.',
 };
 
-/** `tooltrace/forward` loads nothing of OpenTelemetry but the API. */
-const apiOnly = {
-  group: ['@opentelemetry/*', '!@opentelemetry/api'],
-  message: 'tooltrace/forward loads nothing of OpenTelemetry but the API.',
+/**
+ * `tooltrace/forward` loads no OpenTelemetry package: an agent that only forwards its events
+ * needs none (its problems go to its own `onError`, not to the API's `diag`).
+ */
+const noOpenTelemetryInForward = {
+  group: ['@opentelemetry/*'],
+  message: 'tooltrace/forward loads no OpenTelemetry package.',
 };
 
 /**
@@ -108,6 +113,15 @@ const pastBarrels = (name) =>
     ...barrels[name].map((barrel) => `!${up}${name}/${barrel}`),
   ]);
 
+/**
+ * The adapters (`tooltrace/mcp`, `tooltrace/ai-sdk`) load nothing of OpenTelemetry but the API
+ * (context propagation, the active span); their SDKs are optional peers the user brings.
+ */
+const adapterApiOnly = {
+  group: ['@opentelemetry/*', '!@opentelemetry/api'],
+  message: 'The adapters load nothing of OpenTelemetry but the API.',
+};
+
 function layerRule(layer) {
   const [top, room] = layer.split('/');
   const allowedTop = mayImport[room === undefined ? layer : top];
@@ -115,7 +129,7 @@ function layerRule(layer) {
     .filter((name) => name !== top && !allowedTop.includes(name))
     .map((name) => ({
       group: pathsTo(name),
-      message: `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar <- cli/demo; wire and forward beside).`,
+      message: `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar <- cli/demo; wire, forward, mcp and ai-sdk beside).`,
     }));
   for (const name of Object.keys(barrels)) {
     if (name === top || !allowedTop.includes(name)) continue;
@@ -140,8 +154,9 @@ function layerRule(layer) {
     });
   }
   if (rootLayers.has(layer)) patterns.push(noOpenTelemetry);
-  if (layer === 'forward') patterns.push(apiOnly);
+  if (layer === 'forward') patterns.push(noOpenTelemetryInForward);
   if (layer === 'otel') patterns.push(apisOnly);
+  if (layer === 'mcp' || layer === 'ai-sdk') patterns.push(adapterApiOnly);
   // The sidecar's rooms have rules of their own; its own rule covers the composition only.
   const files = layer === 'sidecar' ? ['src/sidecar/*.ts'] : [`src/${layer}/**/*.ts`];
   return {

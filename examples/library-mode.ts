@@ -88,9 +88,15 @@ await provider.shutdown();
 if (receiver === undefined) {
   console.log(`spans sent to ${endpoint}`);
 } else {
-  const spans = (await receiver.waitForSpans(2)).sort((left, right) =>
-    left.startTimeUnixNano < right.startTimeUnixNano ? -1 : 1,
-  );
+  // Parents first: the SDK's clock and the bus's event clock may put a child's start a few
+  // microseconds before its parent's, so start times alone do not give the tree's order.
+  const spans = await receiver.waitForSpans(2);
+  const byId = new Map(spans.map((span) => [span.spanId, span]));
+  const depth = (span: (typeof spans)[number]): number => {
+    const parent = byId.get(span.parentSpanId);
+    return parent === undefined ? 0 : depth(parent) + 1;
+  };
+  spans.sort((left, right) => depth(left) - depth(right));
   const names = new Map(spans.map((span) => [span.spanId, span.name]));
   for (const span of spans) {
     const parent = names.get(span.parentSpanId) ?? '(root)';

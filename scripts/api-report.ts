@@ -22,6 +22,8 @@ const ENTRIES = [
   { report: 'tooltrace', types: 'dist/index.d.ts' },
   { report: 'tooltrace-otel', types: 'dist/otel/index.d.ts' },
   { report: 'tooltrace-forward', types: 'dist/forward/index.d.ts' },
+  { report: 'tooltrace-mcp', types: 'dist/mcp/index.d.ts' },
+  { report: 'tooltrace-ai-sdk', types: 'dist/ai-sdk/index.d.ts' },
   { report: 'tooltrace-sidecar', types: 'dist/sidecar/bundle.d.ts' },
   { report: 'tooltrace-testing', types: 'dist/testing/index.d.ts' },
 ];

@@ -15,6 +15,7 @@ import {
   installedPackages,
   nodeBinary,
   packTarball,
+  readmeBlockAsJavaScript,
   ROOT,
   runWith,
   scratchProject,
@@ -35,21 +36,39 @@ const SDK_NEWEST = [
   '@opentelemetry/instrumentation-http@latest',
 ];
 
+/** What the README's MCP and AI SDK blocks import besides tooltrace. */
+const ADAPTER_SETUP = [
+  '@opentelemetry/api',
+  '@opentelemetry/sdk-trace-node@2.12.0',
+  '@opentelemetry/sdk-trace-base@2.12.0',
+  '@opentelemetry/exporter-trace-otlp-proto@0.223.0',
+  '@modelcontextprotocol/sdk',
+  'zod',
+];
+
 let tarball: string;
 let node24: string;
 let alone: string;
 let withSdk2: string;
 let withNewestSdk: string;
+let adaptersAi6: string;
+let adaptersAi7: string;
 let receiver: OtlpReceiver;
 
 beforeAll(async () => {
   tarball = packTarball();
   node24 = nodeBinary(24);
-  [alone, withSdk2, withNewestSdk] = await Promise.all([
+  [alone, withSdk2, withNewestSdk, adaptersAi6, adaptersAi7] = await Promise.all([
     scratchProject('alone', [tarball, '@opentelemetry/api']),
     scratchProject('sdk-2', [tarball, '@opentelemetry/api', ...SDK_2]),
     scratchProject('sdk-newest', [tarball, ...SDK_NEWEST]),
+    scratchProject('adapters-ai-6', [tarball, ...ADAPTER_SETUP, 'ai@6']),
+    scratchProject('adapters-ai-7', [tarball, ...ADAPTER_SETUP, 'ai@7']),
   ]);
+  for (const folder of [adaptersAi6, adaptersAi7]) {
+    writeFileSync(join(folder, 'mcp.mjs'), readmeBlockAsJavaScript('serveMcpTools('));
+    writeFileSync(join(folder, 'ai-sdk.mjs'), readmeBlockAsJavaScript('traceAiSdkTools('));
+  }
   // The NodeSDK example as a user's program: the same file, types stripped.
   const example = readFileSync(join(ROOT, 'examples/node-sdk.ts'), 'utf8');
   const { outputText } = ts.transpileModule(example, {
@@ -63,7 +82,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver?.close();
   rmSync(join(tarball, '..'), { recursive: true, force: true });
-  for (const folder of [alone, withSdk2, withNewestSdk]) {
+  for (const folder of [alone, withSdk2, withNewestSdk, adaptersAi6, adaptersAi7]) {
     if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
   }
 });
@@ -113,7 +132,7 @@ describe('npm install tooltrace @opentelemetry/api', () => {
   ])('loads every entry point with %s', async (_line, node) => {
     const script = `
       const names = {};
-      for (const entry of ['tooltrace', 'tooltrace/otel', 'tooltrace/forward', 'tooltrace/sidecar', 'tooltrace/testing']) {
+      for (const entry of ['tooltrace', 'tooltrace/otel', 'tooltrace/forward', 'tooltrace/mcp', 'tooltrace/ai-sdk', 'tooltrace/sidecar', 'tooltrace/testing']) {
         names[entry] = Object.keys(await import(entry)).length > 0;
       }
       const { EventBus } = await import('tooltrace');
@@ -141,6 +160,9 @@ describe('npm install tooltrace @opentelemetry/api', () => {
       tooltrace: true,
       'tooltrace/otel': true,
       'tooltrace/forward': true,
+      // The adapters load their SDK only through what the application passes them.
+      'tooltrace/mcp': true,
+      'tooltrace/ai-sdk': true,
       'tooltrace/sidecar': true,
       'tooltrace/testing': true,
       // Without @opentelemetry/api-logs, log records need a provider: said by name.
@@ -234,5 +256,43 @@ describe('the installed tooltrace command, run by Node 24', () => {
     ]);
     expect(code, stderr).toBe(0);
     expect(stdout).toContain('execute_tool write_report');
+  });
+});
+
+describe.each([
+  ['ai 6 on Node 20', () => adaptersAi6, () => process.execPath],
+  ['ai 7 on Node 24', () => adaptersAi7, () => node24],
+])('the README adapter blocks with their SDKs installed (%s)', (_name, folder, node) => {
+  it('MCP: the served call under the client call, four progress events each', async () => {
+    receiver.clear();
+    const { code, stderr } = await runWith(node(), folder(), ['node', 'mcp.mjs'], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    });
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    const spans = await receiver.waitForSpans(2);
+    const ids = new Set(spans.map((span) => span.spanId));
+    const served = spans.find((span) => ids.has(span.parentSpanId))!;
+    const client = spans.find((span) => span.spanId === served.parentSpanId)!;
+    expect([client.name, served.name]).toEqual([
+      'execute_tool count_files',
+      'execute_tool count_files',
+    ]);
+    expect(client.attributes['mcp.method.name']).toBe('tools/call');
+    for (const span of [client, served]) {
+      expect(span.events.filter((event) => event.name === 'tool.stream.progress')).toHaveLength(4);
+    }
+  });
+
+  it('AI SDK: a span with the toolCallId and a partial per preliminary result', async () => {
+    receiver.clear();
+    const { code, stdout, stderr } = await runWith(node(), folder(), ['node', 'ai-sdk.mjs'], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    });
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout).toBe('Sunny in Paris.\n');
+    const [span] = await receiver.waitForSpans(1);
+    expect(span!.name).toBe('execute_tool forecast');
+    expect(span!.attributes['gen_ai.tool.call.id']).toBe('call_1');
+    expect(span!.events.filter((event) => event.name === 'tool.stream.partial')).toHaveLength(2);
   });
 });

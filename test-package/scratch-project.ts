@@ -4,11 +4,24 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import ts from 'typescript';
 
 const run = promisify(execFile);
 
 /** The repository (the package under test). */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The ```ts block of README.md that contains `marker`, as JavaScript a user's project runs. */
+export function readmeBlockAsJavaScript(marker: string): string {
+  const blocks = readFileSync(join(ROOT, 'README.md'), 'utf8').split('```ts\n').slice(1);
+  const block = blocks
+    .map((text) => text.slice(0, text.indexOf('\n```')))
+    .find((code) => code.includes(marker));
+  if (block === undefined) throw new Error(`README.md has no ts block with ${marker}`);
+  return ts.transpileModule(block, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+}
 
 /** One installed package: its name, version and folder. */
 export interface InstalledPackage {

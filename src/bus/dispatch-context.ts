@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 /**
  * What travels with the code a handler runs, synchronously or asynchronously later: the event
  * being dispatched (for `parentId`/`parentSeq`) and the causation scope.
@@ -32,4 +32,16 @@ export function runInFrame<A extends unknown[], R>(
 /** The dispatch frame the calling code runs in, if any. */
 export function currentFrame(): DispatchFrame | undefined {
   return storage.getStore();
+}
+
+/**
+ * `fn` bound to the asynchronous context of the calling code: wherever it is called from later,
+ * it runs with the dispatch frame (and every other `AsyncLocalStorage` value, the active
+ * OpenTelemetry context among them) that was current here. For code a handler hands to someone
+ * else to call, such as a generator another library iterates.
+ */
+export function bindToCurrentContext<A extends unknown[], R>(
+  fn: (...args: A) => R,
+): (...args: A) => R {
+  return AsyncResource.bind(fn);
 }

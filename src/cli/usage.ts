@@ -39,6 +39,12 @@ Draws the waterfall of FILE: an OTLP JSON file (one request, or one per line as 
 file exporter writes) or an NDJSON event journal (tooltrace's or a Nexus journal).
 
 Options:
+  --trace-by MODE            how a journal's calls are grouped into traces, as the sidecar's
+                             --trace-by: causal-root (a trace per turn, default), session (one
+                             trace per session under a root span) or call
   --no-color                 no colours
   -h, --help                 show this help
+
+The file is read as a stream. A trace of more than 5,000 spans is drawn in part, and past
+20,000 spans the waterfall holds no more traces; what is left out is named on stderr.
 `;

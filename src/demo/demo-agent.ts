@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { BusEvent, EventBus } from '../bus/index.js';
 import {
   AGENT_TURN_END,
@@ -24,8 +25,15 @@ import {
 
 import { askModel } from './simulated-model.js';
 
-/** The demo's session: `gen_ai.conversation.id` of every span. */
-export const DEMO_SESSION = 'demo-session';
+/**
+ * A new session id for a demo run, `demo-` and 8 hex digits: `gen_ai.conversation.id` of every
+ * span. Trace and span ids derive from the session and the events, so a fixed session would
+ * give every run the same trace id and root span id, and two runs exported to one backend
+ * would merge into one trace with two roots.
+ */
+export function newDemoSessionId(): string {
+  return `demo-${randomBytes(4).toString('hex')}`;
+}
 
 /** The calls the demo agent makes in its turn, top level only. */
 export const DEMO_CALLS: readonly ToolCall[] = [
@@ -54,9 +62,14 @@ const SEARCH_DEADLINE_MS = 1200;
  * model asks for six tools, some at once — one streams a report, one reports progress over many
  * files, one fails halfway, one is cancelled by a deadline, one calls another tool, one starts a
  * sub-agent that asks its own model and calls a tool — then, with every result in, the model
- * answers. Resolves with the top-level results once the turn is over.
+ * answers, all in session `sessionId` (a new one each run by default). Resolves with the
+ * top-level results once the turn is over.
  */
-export async function runDemoAgent(bus: EventBus, pace: DemoPace): Promise<ToolResult[]> {
+export async function runDemoAgent(
+  bus: EventBus,
+  pace: DemoPace,
+  sessionId: string = newDemoSessionId(),
+): Promise<ToolResult[]> {
   const plugins = [
     new StreamingToolPlugin('write_report', () => writeReportTool(pace)),
     new StreamingToolPlugin('index_files', () => indexFilesTool(pace)),
@@ -82,18 +95,15 @@ export async function runDemoAgent(bus: EventBus, pace: DemoPace): Promise<ToolR
   );
 
   try {
-    return await bus.withCausation(
-      { sessionId: DEMO_SESSION, agentId: 'planner', depth: 0 },
-      () => {
-        bus.emit(IO_SESSION_START, { session_id: DEMO_SESSION }, { source: 'demo.agent' });
-        const turn = bus.emit(
-          AGENT_TURN_START,
-          { turnId: 'turn-1', iteration: 1 },
-          { source: 'demo.agent' },
-        );
-        return runTurn(bus, pace, turn);
-      },
-    );
+    return await bus.withCausation({ sessionId, agentId: 'planner', depth: 0 }, () => {
+      bus.emit(IO_SESSION_START, { session_id: sessionId }, { source: 'demo.agent' });
+      const turn = bus.emit(
+        AGENT_TURN_START,
+        { turnId: 'turn-1', iteration: 1 },
+        { source: 'demo.agent' },
+      );
+      return runTurn(bus, pace, turn, sessionId);
+    });
   } finally {
     offSearch();
     await Promise.all(plugins.map((plugin) => plugin.shutdown()));
@@ -101,7 +111,12 @@ export async function runDemoAgent(bus: EventBus, pace: DemoPace): Promise<ToolR
 }
 
 /** The turn: ask the model, run the calls it asks for, give it the results, end the turn. */
-async function runTurn(bus: EventBus, pace: DemoPace, turn: BusEvent): Promise<ToolResult[]> {
+async function runTurn(
+  bus: EventBus,
+  pace: DemoPace,
+  turn: BusEvent,
+  sessionId: string,
+): Promise<ToolResult[]> {
   const never = new AbortController().signal;
   const plan = await askModel(bus, pace, {
     requestId: 'req-1',
@@ -133,6 +148,6 @@ async function runTurn(bus: EventBus, pace: DemoPace, turn: BusEvent): Promise<T
     { turnId: 'turn-1', iteration: 1 },
     { source: 'demo.agent', causation: { parentId: answer.id } },
   );
-  bus.emit(IO_SESSION_END, { session_id: DEMO_SESSION }, { source: 'demo.agent' });
+  bus.emit(IO_SESSION_END, { session_id: sessionId }, { source: 'demo.agent' });
   return results;
 }

@@ -12,6 +12,9 @@ import { terminalWidth } from './terminal-width.js';
 import { ToolTable } from './tool-table.js';
 import { renderWaterfall } from './waterfall.js';
 
+/** How long the demo waits at the end for the sidecar to take the events it forwarded. */
+const FORWARD_CLOSE_MS = 10_000;
+
 /** Options for {@link runDemo}; the `tooltrace demo` flags map onto these. */
 export interface DemoOptions {
   /** Run the scenario about fifty times faster (for tests). @default false */
@@ -54,8 +57,19 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     // One trace for the whole session, under its root span, as the Go original draws it.
     traceBy: 'session',
   });
+  const stderr = options.stderr;
   const forwarder =
-    options.forward === undefined ? undefined : forwardEvents(bus, { url: options.forward });
+    options.forward === undefined
+      ? undefined
+      : forwardEvents(bus, {
+          url: options.forward,
+          // Said as it happens (a sidecar that is not there, within a second); a give-up is
+          // said by the summary below, with every count.
+          onError: (error) => {
+            if (error.kind !== 'gave-up')
+              stderr.write(`tooltrace demo: --forward: ${error.message}\n`);
+          },
+        });
   const out = options.stdout;
   out.write(
     `tooltrace demo: an agent's turn, a simulated model that asks for ${DEMO_CALLS.length} tools (${DEMO_CALL_COUNT} calls with the nested ones) and a sub-agent.\n` +
@@ -90,11 +104,14 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       }
     }
     if (forwarder !== undefined) {
-      const sent = await forwarder.close(10_000);
+      const delivered = await forwarder.close(FORWARD_CLOSE_MS);
       const stats = forwarder.stats();
-      if (!sent || stats.dropped > 0 || stats.refused > 0) {
+      if (!delivered) {
+        const { sent, refused, dropped, abandoned } = stats;
+        const total = sent + refused + dropped + abandoned;
+        const gaveUp = abandoned > 0 ? ` (gave up after ${FORWARD_CLOSE_MS / 1000} s)` : '';
         options.stderr.write(
-          `tooltrace demo: the sidecar did not take every event (sent ${stats.sent}, dropped ${stats.dropped}, refused ${stats.refused}, waiting ${stats.queued}${stats.lastError === undefined ? '' : `; last error: ${stats.lastError}`})\n`,
+          `tooltrace demo: the sidecar did not take every event: ${total} events, sent ${sent}, refused ${refused}, dropped ${dropped}, abandoned ${abandoned}${gaveUp}${stats.lastError === undefined ? '' : `; last error: ${stats.lastError}`}\n`,
         );
         code = Math.max(code, 1);
       } else {

@@ -22,6 +22,8 @@ export {
   SUBAGENT_STARTED,
 } from './agent-event-names.js';
 export type {
+  ToolAttributes,
+  ToolAttributeValue,
   ToolCall,
   ToolResult,
   ToolStreamBase,

@@ -1,3 +1,15 @@
+/** A value a tool may give its span as an attribute: what an OpenTelemetry attribute holds. */
+export type ToolAttributeValue =
+  string | number | boolean | readonly string[] | readonly number[] | readonly boolean[];
+
+/**
+ * Span attributes a tool call carries on its `tool.invoke` or `tool.result` (for example
+ * `mcp.method.name`, `jsonrpc.request.id`). The tracer puts them on the call's `execute_tool`
+ * span; they never replace the tracer's own (`gen_ai.operation.name`, `gen_ai.tool.name`,
+ * `gen_ai.tool.call.id`, `error.type`, `tooltrace.*`).
+ */
+export type ToolAttributes = Readonly<Record<string, ToolAttributeValue>>;
+
 /** Payload of `tool.invoke`: one call of one tool. */
 export interface ToolCall {
   /** Tool call id, unique per call (for example `tc_1`). */
@@ -10,6 +22,8 @@ export interface ToolCall {
   parentCallId?: string;
   /** What the tool does, as declared to the model; becomes `gen_ai.tool.description`. */
   description?: string;
+  /** Span attributes known when the call starts; the span gets them as it starts. */
+  attributes?: ToolAttributes;
 }
 
 /** Payload of `tool.result`: the final outcome of a call. */
@@ -22,6 +36,13 @@ export interface ToolResult {
   error?: string;
   /** Set when the call failed because it was cancelled (its signal aborted). */
   cancelled?: boolean;
+  /**
+   * A low-cardinality name for the kind of failure (for example `tool_error`, `-32602`,
+   * `TypeError`); the span's `error.type`. Without it a failure is `_OTHER`.
+   */
+  errorType?: string;
+  /** Span attributes the tool reported while it ran; the span gets them as it ends. */
+  attributes?: ToolAttributes;
   turnId?: string;
   outputStructured?: unknown;
 }

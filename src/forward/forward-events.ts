@@ -1,98 +1,28 @@
-import { diag } from '@opentelemetry/api';
 import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { BusEvent, EventBus } from '../bus/index.js';
 import { VERSION } from '../version.js';
 import { encodeEnvelope } from '../wire/index.js';
+import { ForwardError, type ForwardErrorKind } from './forward-error.js';
+import type { ForwardOptions, Forwarder, ForwarderStats } from './forward-options.js';
+import {
+  errorMessage,
+  parseAnswer,
+  refusalHint,
+  retryAfterMs,
+  type SendOutcome,
+} from './sidecar-answer.js';
 
 const gzip = promisify(gzipCallback);
-
-/** Where and how {@link forwardEvents} sends events. Give `url` or `file`. */
-export interface ForwardOptions {
-  /** Base URL of a sidecar's `--listen` address; events go to `${url}/v1/events`. */
-  url?: string;
-  /** A journal file to append NDJSON lines to (the sidecar's `--file` can tail it). */
-  file?: string;
-  /**
-   * Bearer token for the sidecar.
-   * @default process.env.TOOLTRACE_TOKEN
-   */
-  token?: string;
-  /**
-   * Events per request or write.
-   * @default 512
-   */
-  batchSize?: number;
-  /**
-   * How long an event may wait for its batch to fill.
-   * @default 100
-   */
-  flushIntervalMs?: number;
-  /**
-   * Events held at most (queued and in flight). Past it new events are dropped and counted:
-   * the agent never waits for the sidecar.
-   * @default 20000
-   */
-  maxQueueSize?: number;
-  /**
-   * Compress request bodies with gzip.
-   * @default false
-   */
-  compress?: boolean;
-  /** First retry delay after a failed send, doubled per failure up to `maxBackoffMs`. @default 250 */
-  initialBackoffMs?: number;
-  /** @default 5000 */
-  maxBackoffMs?: number;
-  /**
-   * How long one request may take before it is abandoned and retried.
-   * @default 10000
-   */
-  requestTimeoutMs?: number;
-  /** Which events to forward. @default every event */
-  filter?: (event: BusEvent) => boolean;
-}
-
-/** Counters of a {@link Forwarder}. */
-export interface ForwarderStats {
-  /** Events the sidecar or the file took. */
-  sent: number;
-  /** Events dropped because the queue was full, or because they could not be encoded. */
-  dropped: number;
-  /** Events the sidecar refused for good (a 4xx other than 429), by status. */
-  refused: number;
-  /** Send attempts that failed and were retried. */
-  retries: number;
-  /** Events waiting or in flight. */
-  queued: number;
-  /** Events still unsent when `close()` reached its timeout (the sidecar gone or refusing). */
-  abandoned: number;
-  /**
-   * Why the last send that did not go through failed (`HTTP 401: …`, `connect ECONNREFUSED …`),
-   * also after later sends went through; `undefined` when none failed.
-   */
-  lastError: string | undefined;
-}
-
-/** The handle {@link forwardEvents} returns. */
-export interface Forwarder {
-  /** Resolves once every event forwarded so far was sent, or `false` after `timeoutMs`. */
-  flush(timeoutMs?: number): Promise<boolean>;
-  /**
-   * Stops forwarding, sends what is queued and releases the file. Resolves within `timeoutMs`
-   * (default 30 s) whatever the sidecar does: `true` when everything was sent, else `false`,
-   * with the request in flight cut and what was left counted in `stats().abandoned`.
-   */
-  close(timeoutMs?: number): Promise<boolean>;
-  stats(): ForwarderStats;
-}
 
 /**
  * The agent side of sidecar mode: a bus subscriber that batches every event as an NDJSON
  * envelope and sends it to a sidecar over HTTP or appends it to a journal file. It never blocks
  * or throws into the bus: the handler only encodes and queues; sending happens on a timer; a full
  * queue drops and counts; failed sends are retried with exponential backoff (honouring
- * `Retry-After`).
+ * `Retry-After`). What goes wrong is counted in `stats()` and told once per kind through
+ * `options.onError` (standard error by default).
  */
 export function forwardEvents(bus: EventBus, options: ForwardOptions): Forwarder {
   if ((options.url === undefined) === (options.file === undefined)) {
@@ -124,7 +54,9 @@ class EventForwarder implements Forwarder {
   #handle: Promise<FileHandle> | undefined;
   #waiters: (() => void)[] = [];
   #closed: Promise<boolean> | undefined;
-  #reportedDrop = false;
+  readonly #onError: (error: ForwardError) => void;
+  /** Kinds (and statuses) told already: each once, however often it happens. */
+  readonly #told = new Set<string>();
   /** Aborts the request in flight when `close()` gives up. */
   readonly #abandon = new AbortController();
   readonly #stats = { sent: 0, dropped: 0, refused: 0, retries: 0, abandoned: 0 };
@@ -143,6 +75,7 @@ class EventForwarder implements Forwarder {
     this.#maxBackoffMs = options.maxBackoffMs ?? 5_000;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
     this.#backoffMs = this.#initialBackoffMs;
+    this.#onError = options.onError ?? writeToStderr;
     const filter = options.filter;
     // Last in line: the forwarder should see an event after the agent's own handlers ran.
     this.#unsubscribe = bus.subscribeAll(
@@ -162,14 +95,56 @@ class EventForwarder implements Forwarder {
     };
   }
 
-  flush(timeoutMs = 30_000): Promise<boolean> {
+  async flush(timeoutMs = 30_000): Promise<boolean> {
+    return (await this.#drain(timeoutMs)) && this.#allTaken();
+  }
+
+  close(timeoutMs = 30_000): Promise<boolean> {
+    this.#closed ??= (async () => {
+      this.#unsubscribe();
+      const drained = await this.#drain(timeoutMs);
+      if (!drained) {
+        // The sidecar is gone or refusing: stop retrying, cut the request in flight, count.
+        const left = this.#queue.length + this.#inFlight;
+        this.#stats.abandoned += left;
+        this.#queue = [];
+        this.#inFlight = 0;
+        this.#abandon.abort();
+        const { sent, refused, dropped, abandoned } = this.#stats;
+        this.#tell(
+          'gave-up',
+          undefined,
+          left,
+          `close() gave up after ${timeoutMs} ms: ${left} events not delivered (sent ${sent}, refused ${refused}, dropped ${dropped}, abandoned ${abandoned})${this.#lastError === undefined ? '' : `; last error: ${this.#lastError}`}`,
+        );
+      }
+      if (this.#timer !== undefined) clearTimeout(this.#timer);
+      const handle = this.#handle;
+      this.#handle = undefined;
+      if (handle !== undefined) await (await handle).close();
+      return drained && this.#allTaken();
+    })();
+    return this.#closed;
+  }
+
+  /** Whether every event so far was taken: none refused, dropped or abandoned. */
+  #allTaken(): boolean {
+    const { refused, dropped, abandoned } = this.#stats;
+    return refused === 0 && dropped === 0 && abandoned === 0;
+  }
+
+  /**
+   * Resolves `true` once nothing is queued or in flight, `false` after `timeoutMs`. Its timer is
+   * not unref'd: a caller awaits it, and a script whose only pending work is the forwarder
+   * must get its answer rather than end with an unsettled promise.
+   */
+  #drain(timeoutMs: number): Promise<boolean> {
     if (this.#queue.length === 0 && this.#inFlight === 0) return Promise.resolve(true);
     return new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {
         this.#waiters = this.#waiters.filter((waiter) => waiter !== done);
         resolve(false);
       }, timeoutMs);
-      timer.unref();
       const done = (): void => {
         clearTimeout(timer);
         resolve(true);
@@ -177,26 +152,6 @@ class EventForwarder implements Forwarder {
       this.#waiters.push(done);
       this.#send();
     });
-  }
-
-  close(timeoutMs = 30_000): Promise<boolean> {
-    this.#closed ??= (async () => {
-      this.#unsubscribe();
-      const flushed = await this.flush(timeoutMs);
-      if (!flushed) {
-        // The sidecar is gone or refusing: stop retrying, cut the request in flight, count.
-        this.#stats.abandoned += this.#queue.length + this.#inFlight;
-        this.#queue = [];
-        this.#inFlight = 0;
-        this.#abandon.abort();
-      }
-      if (this.#timer !== undefined) clearTimeout(this.#timer);
-      const handle = this.#handle;
-      this.#handle = undefined;
-      if (handle !== undefined) await (await handle).close();
-      return flushed;
-    })();
-    return this.#closed;
   }
 
   #enqueue(event: BusEvent): void {
@@ -219,10 +174,26 @@ class EventForwarder implements Forwarder {
 
   #drop(why: string): void {
     this.#stats.dropped += 1;
-    if (!this.#reportedDrop) {
-      this.#reportedDrop = true;
-      diag.warn(`tooltrace: ${why}; dropping events, see stats().dropped`);
+    this.#tell('dropped', undefined, 1, `${why}; dropping events, see stats().dropped`);
+  }
+
+  /** Tells `onError` about a kind of problem (per status) the first time it happens. */
+  #tell(kind: ForwardErrorKind, status: number | undefined, events: number, message: string): void {
+    const key = `${kind} ${status ?? ''}`;
+    if (this.#told.has(key)) return;
+    this.#told.add(key);
+    try {
+      this.#onError(
+        new ForwardError(message, { kind, events, ...(status === undefined ? {} : { status }) }),
+      );
+    } catch {
+      // A reporting hook that throws must not reach the bus or stop the sends.
     }
+  }
+
+  /** Where events go, as the messages name it. */
+  get #destination(): string {
+    return this.#endpoint ?? this.#file ?? '';
   }
 
   #schedule(delayMs: number): void {
@@ -252,6 +223,7 @@ class EventForwarder implements Forwarder {
       if (outcome.kind === 'retryable') {
         this.#stats.retries += 1;
         this.#lastError = outcome.message;
+        this.#tellRetry(outcome.status, batch.length, outcome.message);
         // A sidecar whose queue filled mid-body took the lines before `unread`: resend the rest.
         const unread = outcome.unread ?? batch.length;
         this.#stats.sent += batch.length - unread;
@@ -269,7 +241,12 @@ class EventForwarder implements Forwarder {
       } else {
         this.#stats.refused += batch.length;
         this.#lastError = outcome.message;
-        diag.error(`tooltrace: the sidecar refused ${batch.length} events: ${outcome.message}`);
+        this.#tell(
+          'refused',
+          outcome.status,
+          batch.length,
+          `the sidecar at ${this.#destination} refused ${batch.length} events: ${outcome.message}${refusalHint(outcome.status)}`,
+        );
       }
       if (this.#queue.length > 0) this.#send();
       else {
@@ -278,6 +255,30 @@ class EventForwarder implements Forwarder {
         for (const waiter of waiters) waiter();
       }
     });
+  }
+
+  /**
+   * A failed send that is retried: no answer (the sidecar down, the address wrong) or a 5xx is
+   * told; a 429 is not, since it is the sidecar pacing its clients as it should.
+   */
+  #tellRetry(status: number | undefined, events: number, message: string): void {
+    if (status === 429) return;
+    if (status === undefined) {
+      const what = this.#file === undefined ? 'cannot reach the sidecar at' : 'cannot write to';
+      this.#tell(
+        'unreachable',
+        undefined,
+        events,
+        `${what} ${this.#destination}: ${message}; retrying`,
+      );
+    } else {
+      this.#tell(
+        'unavailable',
+        status,
+        events,
+        `the sidecar at ${this.#destination} answered ${message}; retrying`,
+      );
+    }
   }
 
   async #deliver(body: string, lines: number): Promise<SendOutcome> {
@@ -316,51 +317,16 @@ class EventForwarder implements Forwarder {
           kind: 'retryable',
           retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
           message,
+          status: response.status,
           ...(unread !== undefined && unread < lines ? { unread } : {}),
         };
       }
-      return { kind: 'refused', message };
+      return { kind: 'refused', message, status: response.status };
     } catch (error) {
       if (this.#file !== undefined) this.#handle = undefined;
       return { kind: 'retryable', retryAfterMs: undefined, message: errorMessage(error) };
     }
   }
-}
-
-type SendOutcome =
-  | { kind: 'success' }
-  | { kind: 'retryable'; retryAfterMs: number | undefined; message: string; unread?: number }
-  | { kind: 'refused'; message: string };
-
-/** The sidecar's JSON answer: its `error` message, and how many lines it left `unread`. */
-function parseAnswer(text: string): { error?: string; unread?: number } {
-  try {
-    const value = JSON.parse(text) as { error?: unknown; unread?: unknown };
-    return {
-      ...(typeof value.error === 'string' ? { error: value.error } : {}),
-      ...(Number.isSafeInteger(value.unread) && (value.unread as number) >= 0
-        ? { unread: value.unread as number }
-        : {}),
-    };
-  } catch {
-    return {};
-  }
-}
-
-/** `Retry-After` as delay-seconds or an HTTP date, in milliseconds from now. */
-function retryAfterMs(header: string | null): number | undefined {
-  const text = header?.trim() ?? '';
-  if (/^\d+$/.test(text)) return Number(text) > 0 ? Number(text) * 1000 : undefined;
-  if (!/^[A-Za-z]/.test(text)) return undefined;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
-}
-
-/** A fetch failure names its cause (`connect ECONNREFUSED …`) only in `cause`. */
-function errorMessage(error: unknown): string {
-  const cause = (error as { cause?: unknown }).cause;
-  const text = error instanceof Error ? error.message : String(error);
-  return cause instanceof Error ? `${text}: ${cause.message}` : text;
 }
 
 /** A sidecar's base URL, refused at once when it cannot be one (every send would fail). */
@@ -375,4 +341,9 @@ export function checkSidecarUrl(url: string): void {
       'options.url must not hold a user name or password: give the token as options.token',
     );
   }
+}
+
+/** The default `onError`: one line on standard error. */
+function writeToStderr(error: ForwardError): void {
+  process.stderr.write(`tooltrace forwarder: ${error.message}\n`);
 }

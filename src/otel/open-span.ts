@@ -93,16 +93,15 @@ export abstract class OpenSpan {
     this.#lastActivity = now;
   }
 
-  /** Moves the span's latest time to `unixNano` if later, without counting it as activity. */
-  protected extendTo(unixNano: bigint): void {
-    if (unixNano > this.#lastUnixNano) this.#lastUnixNano = unixNano;
-  }
-
   /**
    * Adds a span event for another bus event the span holds (a `plan.update`, an `io.output`),
-   * unless `max` are kept already; `false` when it was only counted.
+   * unless `max` are kept already; `false` when it was only counted. The event is the span's
+   * latest one too, kept or not (without counting as activity): a span ended without its end
+   * event ends there, and a model call inferred later starts there (after a `plan.result`, not
+   * at the start of the turn that planned).
    */
   addBusEvent(name: string, attributes: Attributes, unixNano: bigint, max: number): boolean {
+    if (unixNano > this.#lastUnixNano) this.#lastUnixNano = unixNano;
     return this.#busEvents.add(this.span, name, attributes, this.hrTime(unixNano), max);
   }
 

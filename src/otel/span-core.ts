@@ -18,14 +18,26 @@ import type { OpenSpan } from './open-span.js';
 const ERROR_MESSAGE_KEY = 'error.message';
 
 /**
+ * How an ended span leaves the subscriber: `end` ends its SDK span; `cut` (a span still open at
+ * shutdown, with derived ids) exports its last in-flight snapshot, marked
+ * `tooltrace.end_reason=shutdown`, in place of the span and leaves the SDK span unended: a
+ * restart reads the span again and ends it under the same span id, which must then carry its
+ * real end (one span id, one content).
+ */
+export type SpanExit = 'end' | 'cut';
+
+/**
  * What a room (tool calls, the agent) does when one of its spans ends, around the core's part.
  * The core calls these once per span, in this order, from {@link SpanCore.end}.
  */
 export interface SpanOwner<S extends OpenSpan> {
   /** Takes the ended span out of the room's own indexes and counts its end. */
   forgetEnded(span: S, reason: EndReason): void;
-  /** Writes the span's last attributes, ends the SDK span, records its metrics (contained). */
-  closeSpan(span: S, reason: EndReason, endUnixNano: bigint): void;
+  /**
+   * Writes the span's last attributes, ends the SDK span (or, for `cut`, exports its snapshot in
+   * place of it), records its metrics (contained).
+   */
+  closeSpan(span: S, reason: EndReason, endUnixNano: bigint, exit: SpanExit): void;
 }
 
 /**
@@ -102,7 +114,8 @@ export class SpanCore {
    * already ended), in this order, which matters: out of the core's index of open spans; its
    * start event remembered as leading to the ended span (for parentage and late events); out of
    * the room's indexes, counted; the end as activity of the parent container; the room's close
-   * (last attributes, `span.end`, metrics), contained; the `onSpanEnd` hook, contained.
+   * (last attributes, `span.end`, metrics), contained; the `onSpanEnd` hook, contained. A span
+   * cut by shutdown ({@link SpanExit}) was not ended: the hook does not see it.
    */
   end<S extends OpenSpan>(
     owner: SpanOwner<S>,
@@ -116,8 +129,19 @@ export class SpanCore {
     if (span.startEventId !== '') this.index.rememberEndedSpan(span.startEventId, span.spanContext);
     owner.forgetEnded(span, reason);
     this.openSpans.container(span.parentSpanId)?.childEnded(endUnixNano, now);
-    this.errors.contain('tracer', () => owner.closeSpan(span, reason, endUnixNano));
+    const exit = this.#exitFor(reason);
+    this.errors.contain('tracer', () => owner.closeSpan(span, reason, endUnixNano, exit));
     const hook = this.options.onSpanEnd;
-    if (hook !== undefined) this.errors.contain('hook', () => hook(span.span, reason));
+    if (hook !== undefined && exit === 'end') {
+      this.errors.contain('hook', () => hook(span.span, reason));
+    }
+  }
+
+  /**
+   * How a span ended for `reason` leaves: cut when shutdown ends it and ids are derived (a
+   * restart or a replay of the journal ends it again under the same id), else ended.
+   */
+  #exitFor(reason: EndReason): SpanExit {
+    return reason === 'shutdown' && this.options.idGenerator !== undefined ? 'cut' : 'end';
   }
 }

@@ -73,9 +73,39 @@ export function agentSpanKey(
   return `${kind}${SEPARATOR}${sessionId}${SEPARATOR}${key}${SEPARATOR}${startUnixNano}`;
 }
 
-/** The span key of in-flight snapshot number `update` of the call whose span id is `spanId`. */
-export function inflightKey(spanId: string, update: number): string {
-  return `inflight${SEPARATOR}${spanId}${SEPARATOR}${update}`;
+/** Why an in-flight snapshot was taken: while its span runs, or as its last, at shutdown. */
+export type SnapshotState = 'running' | 'shutdown';
+
+/**
+ * The span key of in-flight snapshot number `update` of the span whose span id is `spanId`: it
+ * holds what the snapshot shows (how many stream events, where it ends, why it was taken), so a
+ * replay that shows the same re-exports the same snapshot, and one that shows more gets an id of
+ * its own: one span id, one content.
+ */
+export function inflightKey(
+  spanId: string,
+  update: number,
+  streamEvents: number,
+  endUnixNano: bigint,
+  state: SnapshotState,
+): string {
+  return [
+    'inflight',
+    spanId,
+    String(update),
+    String(streamEvents),
+    String(endUnixNano),
+    state,
+  ].join(SEPARATOR);
+}
+
+/**
+ * The span key of the snapshot an agent span (turn, chat, sub-agent, session) still open at
+ * shutdown is exported as, ending at `endUnixNano`: another cut of the same span that got
+ * further is another snapshot.
+ */
+export function agentCutKey(spanId: string, endUnixNano: bigint): string {
+  return `cut${SEPARATOR}${spanId}${SEPARATOR}${endUnixNano}`;
 }
 
 /** The key a tool's description, declared by an `llm.request`, is remembered under. */

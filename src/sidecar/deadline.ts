@@ -20,6 +20,11 @@ export class Deadline {
     this.#timer.unref();
   }
 
+  /** When it expires (`Date.now()` milliseconds); `Infinity` while not armed. */
+  get at(): number {
+    return this.#at;
+  }
+
   /** Whether the deadline has passed. */
   get expired(): boolean {
     return this.#expired;

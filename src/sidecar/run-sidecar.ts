@@ -1,5 +1,6 @@
 import { EventBus } from '../bus/index.js';
 import { Deadline } from './deadline.js';
+import { noticeSlowFinalExport } from './export/final-export-notice.js';
 import { resolveMetricsExport, startMetricsExport, startSpanExport } from './export/index.js';
 import { Intakes } from './intake/index.js';
 import {
@@ -138,7 +139,9 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
       const undelivered = await shutDownSidecar(parts, deadline, timeoutMs);
       // The final collection: every call measured up to the end goes out.
       if (metricsExport !== undefined) {
-        const finished = await deadline.race(metricsExport.shutdown(timeoutMs));
+        const exporting = metricsExport.shutdown(timeoutMs);
+        noticeSlowFinalExport(metricsExport.url, exporting, deadline.at, log);
+        const finished = await deadline.race(exporting);
         const failure = finished ? metricsExport.failure : 'no answer within the shutdown timeout';
         if (failure !== undefined) {
           log(

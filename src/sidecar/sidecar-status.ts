@@ -40,7 +40,10 @@ export class SidecarStatus {
     }
   }
 
-  /** Events received and rejected (by reason), calls open, spans exported and waiting. */
+  /**
+   * Events received and rejected (by reason), fields dropped (by event type and field, when
+   * any), calls open, spans exported and waiting.
+   */
   line(): string {
     const { metrics, tracing, processor } = this.#sources;
     const snapshot = metrics.snapshot();
@@ -48,8 +51,14 @@ export class SidecarStatus {
     const reasons = Object.entries(snapshot.rejected)
       .map(([reason, count]) => `${reason}=${count}`)
       .join(' ');
+    const fields = Object.entries(snapshot.fieldsDropped);
+    const dropped = fields.reduce((sum, [, count]) => sum + count, 0);
+    const droppedText =
+      fields.length === 0
+        ? ''
+        : `${dropped} fields dropped (${fields.map(([key, count]) => `${key}=${count}`).join(', ')}), `;
     return (
-      `tooltrace sidecar: ${snapshot.received} events, ${rejected} rejected${reasons === '' ? '' : ` (${reasons})`}, ` +
+      `tooltrace sidecar: ${snapshot.received} events, ${rejected} rejected${reasons === '' ? '' : ` (${reasons})`}, ${droppedText}` +
       `${tracing.stats().openSpans} calls open, ${snapshot.spansExported} spans exported, ${processor.pending} waiting`
     );
   }

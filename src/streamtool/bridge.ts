@@ -11,6 +11,7 @@ import {
   TOOL_STREAM_PROGRESS,
 } from '../events/index.js';
 import type {
+  ToolAttributeValue,
   ToolCall,
   ToolResult,
   ToolStreamPartial,
@@ -79,6 +80,8 @@ class BridgeRun {
   #iterator: AsyncIterator<ToolEvent> | undefined;
   #previousSequence = 0;
   #lastPartial: unknown = undefined;
+  /** Span attributes the tool's events carried, for the result; created on the first. */
+  #attributes: Record<string, ToolAttributeValue> | undefined;
   readonly #onAbort = (): void => {
     const reason: unknown = this.#signal?.reason;
     this.#finish({ ...this.#result(), error: messageOf(reason), cancelled: true }, false, reason);
@@ -191,6 +194,7 @@ class BridgeRun {
       );
     }
     this.#previousSequence = sequence;
+    if (event.attributes !== undefined) this.#gather(event.attributes);
 
     switch (kind) {
       case 'partial': {
@@ -222,8 +226,35 @@ class BridgeRun {
         return true;
       case 'error': {
         const error = streamError(this.#toolName, event.error);
-        this.#finish({ ...this.#result(), error: error.message }, false, error);
+        const result: ToolResult = { ...this.#result(), error: error.message };
+        const errorType = event.errorType;
+        if (typeof errorType === 'string' && errorType !== '') result.errorType = errorType;
+        else if (errorType !== undefined) {
+          this.#malformed('errorType', errorType, 'a non-empty string', 'errorType left out');
+        }
+        this.#finish(result, false, error);
         return true;
+      }
+    }
+  }
+
+  /** Keeps the attributes of one event for the result; a bad one is reported and left out. */
+  #gather(attributes: unknown): void {
+    if (attributes === null || typeof attributes !== 'object' || Array.isArray(attributes)) {
+      this.#malformed('attributes', attributes, 'an object', 'attributes left out');
+      return;
+    }
+    for (const [key, value] of Object.entries(attributes)) {
+      if (isAttributeValue(value)) {
+        this.#attributes ??= {};
+        this.#attributes[key] = value;
+      } else {
+        this.#malformed(
+          `attributes.${key}`,
+          value,
+          'a string, a finite number, a boolean or an array of one of those',
+          'attribute left out',
+        );
       }
     }
   }
@@ -250,6 +281,7 @@ class BridgeRun {
   #result(): ToolResult {
     const result: ToolResult = { id: this.#call.id, name: this.#call.name, output: '' };
     if (this.#call.turnId !== undefined) result.turnId = this.#call.turnId;
+    if (this.#attributes !== undefined) result.attributes = this.#attributes;
     return result;
   }
 
@@ -265,9 +297,9 @@ class BridgeRun {
     }
   }
 
-  #malformed(field: string, value: unknown, expected: string): void {
+  #malformed(field: string, value: unknown, expected: string, skipped?: string): void {
     this.#report(
-      new MalformedToolEventError(this.#toolName, this.#call.id, field, value, expected),
+      new MalformedToolEventError(this.#toolName, this.#call.id, field, value, expected, skipped),
     );
   }
 
@@ -293,6 +325,21 @@ function streamError(toolName: string, error: unknown): Error {
 }
 
 function ignore(): void {}
+
+/** Whether `value` is what an OpenTelemetry attribute may hold; mixed arrays are not. */
+function isAttributeValue(value: unknown): value is ToolAttributeValue {
+  if (typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (!Array.isArray(value)) return false;
+  const first: unknown = value[0];
+  const kind = typeof first;
+  if (kind !== 'string' && kind !== 'number' && kind !== 'boolean' && first !== undefined) {
+    return false;
+  }
+  return value.every(
+    (item: unknown) => typeof item === kind && (kind !== 'number' || Number.isFinite(item)),
+  );
+}
 
 /** What is wrong with bridge's arguments, or undefined when nothing is. */
 function argumentProblem(

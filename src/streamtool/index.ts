@@ -6,5 +6,5 @@ export type { RequestResponseTool } from './request-response-tool.js';
 export { StreamingToolPlugin } from './streaming-tool-plugin.js';
 export type { StreamingToolPluginOptions, ToolFactory } from './streaming-tool-plugin.js';
 export { ToolChannel } from './tool-channel.js';
-export type { ToolChannelOptions } from './tool-channel.js';
+export type { ToolChannelOptions, ToolEventDetails } from './tool-channel.js';
 export type { ToolEvent, ToolEventKind } from './tool-event.js';

@@ -13,6 +13,9 @@ export interface ToolChannelOptions {
   capacity?: number;
 }
 
+/** What a terminal event may add about the call: its span attributes and error type. */
+export type ToolEventDetails = Pick<ToolEvent, 'attributes' | 'errorType'>;
+
 const DEFAULT_CAPACITY = 64;
 const RESOLVED: Promise<void> = Promise.resolve();
 const DONE: IteratorReturnResult<undefined> = { value: undefined, done: true };
@@ -83,23 +86,27 @@ export class ToolChannel implements AsyncIterable<ToolEvent> {
     return this.#push('partial', { kind: 'partial', payload });
   }
 
-  /** Pushes the terminal `complete` event with the final output; the channel then ends. */
-  complete(payload?: unknown): Promise<void> {
-    const pushed = this.#push('complete', { kind: 'complete', payload });
+  /**
+   * Pushes the terminal `complete` event with the final output; the channel then ends.
+   * `details.attributes` go on the call's span (see {@link ToolEvent.attributes}).
+   */
+  complete(payload?: unknown, details: ToolEventDetails = {}): Promise<void> {
+    const pushed = this.#push('complete', { ...details, kind: 'complete', payload });
     this.#endedBy = 'complete';
     return pushed;
   }
 
   /**
    * Pushes the terminal `error` event; the channel then ends. Anything other than an `Error` is
-   * wrapped in a {@link ToolStreamError} whose cause it is.
+   * wrapped in a {@link ToolStreamError} whose cause it is. `details.errorType` names the kind
+   * of failure (the span's `error.type`), `details.attributes` go on the call's span.
    */
-  fail(error: unknown): Promise<void> {
+  fail(error: unknown, details: ToolEventDetails = {}): Promise<void> {
     const failure =
       error instanceof Error
         ? error
         : new ToolStreamError(typeof error === 'string' ? error : 'tool failed', { cause: error });
-    const pushed = this.#push('error', { kind: 'error', error: failure });
+    const pushed = this.#push('error', { ...details, kind: 'error', error: failure });
     this.#endedBy = 'error';
     return pushed;
   }

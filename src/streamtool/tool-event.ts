@@ -1,3 +1,5 @@
+import type { ToolAttributes } from '../events/index.js';
+
 /**
  * What one event of a streaming tool says: `progress` (status, maybe a fraction done),
  * `partial` (incremental output a consumer can render), `complete` (the final output) or
@@ -20,6 +22,18 @@ export interface ToolEvent {
   progress?: number;
   /** Why the call failed; set on `error` events. */
   error?: Error;
+  /**
+   * A low-cardinality name for the kind of failure, on `error` events: the result's `errorType`,
+   * which the tracer records as the span's `error.type` (`_OTHER` without it).
+   */
+  errorType?: string;
+  /**
+   * Span attributes the call adds, on any event: bridge gathers them (a later value for a key
+   * wins) and carries them on the call's `tool.result`, cancelled or failed ones included; the
+   * tracer puts them on the call's span. A value that is not a string, a finite number, a boolean
+   * or an array of one of those is reported as `core.error` and left out.
+   */
+  attributes?: ToolAttributes;
 }
 
 /**

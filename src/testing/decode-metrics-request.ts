@@ -1,6 +1,6 @@
 import { decodeKeyValues } from './any-value.js';
-import { OtlpDecodeError } from './otlp-decode-error.js';
-import { parseJsonBody, requestEncodingOf } from './otlp-encoding.js';
+import { decodeMetricsProtobuf, temporalityOf } from './decode-metrics-protobuf.js';
+import { decodeProtobufBody, parseJsonBody, requestEncodingOf } from './otlp-encoding.js';
 import { recordField, recordsField, stringField, type OtlpRecord } from './otlp-fields.js';
 import { doubleOf, int64Of } from './otlp-scalars.js';
 import type { ReceivedMetricPoint } from './received-metric-point.js';
@@ -9,18 +9,14 @@ import { decodeResource, decodeScope } from './received-scope.js';
 const TYPES = ['histogram', 'sum', 'gauge'] as const;
 
 /**
- * Decodes the body of an OTLP/HTTP JSON metrics export (`ExportMetricsServiceRequest`) into its
- * data points, each with its metric's name, unit and type: histograms (count and sum), sums and
- * gauges (the value). Only OTLP/JSON is decoded; a protobuf body is refused with an
- * {@link OtlpDecodeError} saying so, since the receiver has no protobuf metrics schema. Other
- * metric types (exponential histograms, summaries) are skipped.
+ * Decodes the body of an OTLP/HTTP metrics export (`ExportMetricsServiceRequest`, protobuf or
+ * JSON) into its data points, each with its metric's name, unit and type: histograms (count and
+ * sum), sums and gauges (the value). Other metric types (exponential histograms, summaries) are
+ * skipped. Errors are those of `decodeTraceRequest`.
  */
 export function decodeMetricsRequest(body: Uint8Array, contentType: string): ReceivedMetricPoint[] {
   if (requestEncodingOf(contentType) === 'protobuf') {
-    throw new OtlpDecodeError(
-      'this receiver decodes OTLP metrics in JSON only: send them with http/json',
-      { where: '' },
-    );
+    return decodeProtobufBody(body, 'ExportMetricsServiceRequest', decodeMetricsProtobuf);
   }
   const root = parseJsonBody(body);
   const points: ReceivedMetricPoint[] = [];
@@ -37,6 +33,8 @@ export function decodeMetricsRequest(body: Uint8Array, contentType: string): Rec
         for (const type of TYPES) {
           const data = recordField(metric, type, where);
           if (data === undefined) continue;
+          const temporality =
+            type === 'gauge' ? undefined : temporalityOf(data.aggregationTemporality);
           recordsField(data, 'dataPoints', `${where}.${type}`).forEach((point, pointIndex) => {
             const pointPath = `${where}.${type}.dataPoints[${pointIndex}]`;
             points.push({
@@ -46,6 +44,7 @@ export function decodeMetricsRequest(body: Uint8Array, contentType: string): Rec
               attributes: decodeKeyValues(point, 'attributes', pointPath),
               count: type === 'histogram' ? countOf(point, pointPath) : undefined,
               value: valueOf(point, type, pointPath),
+              temporality,
               resource,
               scope,
             });

@@ -116,9 +116,8 @@ export interface ReceivedRequest {
 
 /**
  * A real OTLP/HTTP receiver in the test process: what an OpenTelemetry Collector would be, minus
- * the forwarding. It accepts `POST /v1/traces` and `POST /v1/logs` in protobuf or JSON (and
- * `POST /v1/metrics` in JSON), gzip or
- * deflate compressed or not, answers as the OTLP/HTTP specification says, and keeps every span
+ * the forwarding. It accepts `POST /v1/traces`, `POST /v1/logs` and `POST /v1/metrics` in
+ * protobuf or JSON, gzip or deflate compressed or not, answers as the OTLP/HTTP specification says, and keeps every span
  * and log record it decoded, in arrival order, for assertions.
  */
 export interface OtlpReceiver {
@@ -133,7 +132,7 @@ export interface OtlpReceiver {
   /** Log records received so far, in arrival order. */
   readonly logs: readonly ReceivedLogRecord[];
   /**
-   * Metric data points received so far (`POST /v1/metrics`, OTLP/JSON only), in arrival order:
+   * Metric data points received so far (`POST /v1/metrics`), in arrival order:
    * each export of a cumulative metric adds its points again.
    */
   readonly metrics: readonly ReceivedMetricPoint[];

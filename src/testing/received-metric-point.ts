@@ -13,6 +13,11 @@ export interface ReceivedMetricPoint {
   readonly count: number | undefined;
   /** Histograms: their sum; sums and gauges: the point's value. */
   readonly value: number | undefined;
+  /**
+   * Sums and histograms: the metric's aggregation temporality (`delta` or `cumulative`);
+   * gauges have none.
+   */
+  readonly temporality: 'delta' | 'cumulative' | undefined;
   readonly resource: Readonly<Record<string, unknown>>;
   readonly scope: ReceivedScope;
 }

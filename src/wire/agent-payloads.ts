@@ -11,12 +11,21 @@ import {
   SUBAGENT_SPAWN,
   SUBAGENT_STARTED,
 } from '../events/index.js';
-import { describeValue, rejectLine, type DecodeFailure } from './decode-result.js';
+import { describeValue, rejectLine } from './decode-result.js';
+import { WrongField, wrongPayloadField as wrongType, type DroppedField } from './dropped-field.js';
 
 type JsonObject = Record<string, unknown>;
 
-/** One field of a payload: its camelCase name, the Go name, and what it must be. */
-type Field = readonly [camel: string, go: string, kind: 'string' | 'number' | 'boolean' | 'usage'];
+/**
+ * One field of a payload: its camelCase name, the Go name, what it must be, and whether it pairs
+ * the event with its span (a request id, a spawn id), so that a wrong value rejects the line.
+ */
+type Field = readonly [
+  camel: string,
+  go: string,
+  kind: 'string' | 'number' | 'boolean' | 'usage',
+  pairs?: 'pairs',
+];
 
 const TURN: readonly Field[] = [
   ['turnId', 'TurnID', 'string'],
@@ -24,11 +33,11 @@ const TURN: readonly Field[] = [
   ['sessionId', 'SessionID', 'string'],
 ];
 const LLM_COMMON: readonly Field[] = [
-  ['requestId', 'RequestID', 'string'],
+  ['requestId', 'RequestID', 'string', 'pairs'],
   ['turnId', 'TurnID', 'string'],
 ];
 const SUBAGENT: readonly Field[] = [
-  ['spawnId', 'SpawnID', 'string'],
+  ['spawnId', 'SpawnID', 'string', 'pairs'],
   ['task', 'Task', 'string'],
   ['name', 'Name', 'string'],
   ['parentTurnId', 'ParentTurnID', 'string'],
@@ -74,7 +83,7 @@ const FIELDS: ReadonlyMap<string, readonly Field[]> = new Map([
   [
     SUBAGENT_ITERATION,
     [
-      ['spawnId', 'SpawnID', 'string'],
+      ['spawnId', 'SpawnID', 'string', 'pairs'],
       ['iteration', 'Iteration', 'number'],
     ],
   ],
@@ -107,26 +116,46 @@ export function isAgentEventType(type: string): boolean {
  * `usage.inputTokens`, tool calls' and tools' `ID`/`Name`/`Description`). Only the fields
  * tracing reads are kept: a Nexus `llm.request` carries the whole conversation, which nothing
  * downstream needs. An absent payload stays absent (Nexus writes `agent.turn.start` without
- * one); a field of the wrong type rejects the line, naming the field. Internal to wire.
+ * one).
+ *
+ * A request id or spawn id of the wrong type rejects the line, naming the field: without it the
+ * event could end the wrong span. Any other field of the wrong type (a payload that is not an
+ * object included) is left out and added to `dropped`, and the event goes on to end or mark its
+ * span; a number where a usage object belongs (`"TokensUsed": 1832`, as Nexus documents the
+ * delegate tool's output) is read as the total. Internal to wire.
  */
-export function normalizeAgentPayload(type: string, payload: unknown): unknown {
+export function normalizeAgentPayload(
+  type: string,
+  payload: unknown,
+  dropped: DroppedField[],
+): unknown {
   const fields = FIELDS.get(type);
   if (fields === undefined || payload === undefined || payload === null) return payload;
   if (!isObject(payload)) {
-    return rejectLine('wrong_type', `payload must be an object, got ${describeValue(payload)}`);
+    const message = `payload must be an object, got ${describeValue(payload)}`;
+    dropped.push(new WrongField('payload', message));
+    return undefined;
   }
   const result: JsonObject = {};
-  for (const [camel, go, kind] of fields) {
+  for (const [camel, go, kind, pairs] of fields) {
     const key = payload[camel] !== undefined ? camel : go;
     const value = payload[key];
     if (value === undefined || value === null) continue;
-    const checked = kind === 'usage' ? normalizeUsage(value, key) : checkScalar(value, key, kind);
-    if (isFailure(checked)) return checked;
-    result[camel] = checked;
+    const checked =
+      kind === 'usage' ? normalizeUsage(value, key, dropped) : checkScalar(value, key, kind);
+    if (!isDropped(checked)) result[camel] = checked;
+    else if (pairs === undefined) dropped.push(checked);
+    else return rejectLine('wrong_type', checked.message);
   }
   if (type === LLM_RESPONSE) {
-    const calls = listOf(payload, 'toolCalls', 'ToolCalls', ['id', 'ID'], ['name', 'Name']);
-    if (isFailure(calls)) return calls;
+    const calls = listOf(
+      payload,
+      'toolCalls',
+      'ToolCalls',
+      ['id', 'ID'],
+      ['name', 'Name'],
+      dropped,
+    );
     if (calls !== undefined) result.toolCalls = calls;
   } else if (type === LLM_REQUEST) {
     const tools = listOf(
@@ -135,8 +164,8 @@ export function normalizeAgentPayload(type: string, payload: unknown): unknown {
       'Tools',
       ['name', 'Name'],
       ['description', 'Description'],
+      dropped,
     );
-    if (isFailure(tools)) return tools;
     if (tools !== undefined) result.tools = tools;
   }
   return result;
@@ -151,24 +180,28 @@ function checkScalar(value: unknown, key: string, kind: string): unknown {
   return typeof value === kind ? value : wrongType(key, `a ${kind}`, value);
 }
 
-function normalizeUsage(value: unknown, key: string): JsonObject | DecodeFailure {
-  if (!isObject(value)) return wrongType(key, 'an object', value);
+/** A usage object with its counts checked one by one; a plain count is the total. */
+function normalizeUsage(
+  value: unknown,
+  key: string,
+  dropped: DroppedField[],
+): JsonObject | WrongField {
+  if (isCount(value)) return { totalTokens: value };
+  if (!isObject(value)) return wrongType(key, 'an object or a number of tokens', value);
   const usage: JsonObject = {};
   for (const [camel, go] of USAGE) {
     const used = value[camel] !== undefined ? camel : go;
     const count = value[used];
     if (count === undefined || count === null) continue;
-    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) {
-      return wrongType(`${key}.${used}`, 'a non-negative integer', count);
-    }
-    usage[camel] = count;
+    if (isCount(count)) usage[camel] = count;
+    else dropped.push(wrongType(`${key}.${used}`, 'a non-negative integer', count));
   }
   return usage;
 }
 
 /**
- * A list of `{[first]: string, [second]: string}` entries (tool calls, tools) under either key,
- * with entries that are not objects rejected and their strings checked.
+ * A list of `{[first]: string, [second]: string}` entries (tool calls, tools) under either key.
+ * An entry that is not an object, or a value in one that is not a string, is dropped.
  */
 function listOf(
   payload: JsonObject,
@@ -176,22 +209,29 @@ function listOf(
   go: string,
   first: readonly [string, string],
   second: readonly [string, string],
-): JsonObject[] | undefined | DecodeFailure {
+  dropped: DroppedField[],
+): JsonObject[] | undefined {
   const key = payload[camel] !== undefined ? camel : go;
   const list = payload[key];
   if (list === undefined || list === null) return undefined;
-  if (!Array.isArray(list)) return wrongType(key, 'an array', list);
+  if (!Array.isArray(list)) {
+    dropped.push(wrongType(key, 'an array', list));
+    return undefined;
+  }
   const entries: JsonObject[] = [];
   for (const [index, entry] of list.entries()) {
-    if (!isObject(entry)) return wrongType(`${key}[${index}]`, 'an object', entry);
+    if (!isObject(entry)) {
+      dropped.push(wrongType(`${key}[]`, 'an object', entry, `${key}[${index}]`));
+      continue;
+    }
     const out: JsonObject = {};
     for (const [name, goName] of [first, second]) {
       const used = entry[name] !== undefined ? name : goName;
       const value = entry[used];
       if (value === undefined || value === null) continue;
-      if (typeof value !== 'string')
-        return wrongType(`${key}[${index}].${used}`, 'a string', value);
-      out[name] = value;
+      if (typeof value === 'string') out[name] = value;
+      else
+        dropped.push(wrongType(`${key}[].${used}`, 'a string', value, `${key}[${index}].${used}`));
     }
     entries.push(out);
   }
@@ -202,13 +242,11 @@ function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function isFailure(value: unknown): value is DecodeFailure {
-  return isObject(value) && value.ok === false && typeof value.reason === 'string';
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
-function wrongType(key: string, expected: string, value: unknown): DecodeFailure {
-  return rejectLine(
-    'wrong_type',
-    `payload.${key} must be ${expected}, got ${describeValue(value)}`,
-  );
+/** Whether a checked value is what was wrong with it rather than the value. */
+function isDropped(value: unknown): value is WrongField {
+  return value instanceof WrongField;
 }

@@ -14,6 +14,7 @@ import {
   type DecodeResult,
   type DecodeSuccess,
 } from './decode-result.js';
+import type { DroppedField } from './dropped-field.js';
 import { findJsonProblem, formatJsonPath } from './find-json-problem.js';
 import { parseRfc3339Nano } from './rfc3339.js';
 import { isAgentEventType, normalizeAgentPayload } from './agent-payloads.js';
@@ -44,6 +45,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 const BYTE_ORDER_MARK = 0xfeff;
 const MAX_MESSAGE_DETAIL = 200;
 const TOOL_STREAM_PREFIX = 'tool.stream.';
+/**
+ * Where one line's dropped fields are collected: decoding is synchronous, so one list serves
+ * every line, and a line with none (nearly all) allocates nothing for them.
+ */
+const scratch: DroppedField[] = [];
 
 /**
  * Decodes one NDJSON envelope line (the Nexus journal keys `seq`, `ts`, `type`, `event_id`,
@@ -59,6 +65,14 @@ const TOOL_STREAM_PREFIX = 'tool.stream.';
  * absent) so the receiving bus never fills one from its own dispatch context. `seq` becomes
  * `causation.sequence` when present. An envelope field that is `null` counts as absent (a `null`
  * payload stays `null`); unknown keys (Go's `trace_id`, `side_effect`, `vetoed`, ...) are ignored.
+ *
+ * Only what identifies the event rejects its line when it has the wrong type: `type`, `ts`,
+ * `seq`, `parent_seq`, `event_id`, `parent_id`, `session_id`, `agent_id`, and the payload fields
+ * that pair it with its span (a tool call's `id` and a `tool.invoke`'s `name`, a stream event's
+ * `tool_id`, an `llm.*` request id, a `subagent.*` spawn id). Any other field of the wrong type
+ * (`depth`, `source`, a tool call's `arguments`, a token count) is left out and listed in
+ * `droppedFields`, and the event is decoded without it; where the meaning is plain the value is
+ * read instead (a number of tokens where a usage object belongs is the total).
  *
  * Payloads: `tool.invoke` and `tool.result` are normalised to `ToolCall`/`ToolResult` from either
  * the camelCase or the Go field names; `tool.stream.*` payloads are type-checked and pass through;
@@ -145,17 +159,22 @@ function decodeRecord(record: Record<string, unknown>): DecodeResult {
   if (!isAbsent(parentSeq) && !isCount(parentSeq)) {
     return wrongType('parent_seq', 'a non-negative integer', parentSeq);
   }
-  const depth = record.depth;
+  // Fields of another type that do not identify the event are dropped: see DroppedField.
+  const dropped = scratch;
+  dropped.length = 0;
+  let depth = record.depth;
   if (!isAbsent(depth) && !isCount(depth)) {
-    return wrongType('depth', 'a non-negative integer', depth);
+    dropped.push(envelopeField('depth', 'a non-negative integer', depth));
+    depth = undefined;
   }
   const eventId = record.event_id;
   if (!isAbsent(eventId) && typeof eventId !== 'string') {
     return wrongType('event_id', 'a string', eventId);
   }
-  const source = record.source;
+  let source = record.source;
   if (!isAbsent(source) && typeof source !== 'string') {
-    return wrongType('source', 'a string', source);
+    dropped.push(envelopeField('source', 'a string', source));
+    source = undefined;
   }
   const parentId = record.parent_id;
   if (!isAbsent(parentId) && typeof parentId !== 'string') {
@@ -172,18 +191,18 @@ function decodeRecord(record: Record<string, unknown>): DecodeResult {
 
   let payload = record.payload;
   if (type === TOOL_INVOKE) {
-    const call = normalizeToolCall(payload);
+    const call = normalizeToolCall(payload, dropped);
     if (isDecodeFailure(call)) return call;
     payload = call;
   } else if (type === TOOL_RESULT) {
-    const result = normalizeToolResult(payload);
+    const result = normalizeToolResult(payload, dropped);
     if (isDecodeFailure(result)) return result;
     payload = result;
   } else if (type.startsWith(TOOL_STREAM_PREFIX)) {
-    const failure = checkToolStreamPayload(payload, type);
+    const failure = checkToolStreamPayload(payload, type, dropped);
     if (failure !== undefined) return failure;
   } else if (isAgentEventType(type)) {
-    const normalized = normalizeAgentPayload(type, payload);
+    const normalized = normalizeAgentPayload(type, payload, dropped);
     if (isDecodeFailure(normalized)) return normalized;
     payload = normalized;
   }
@@ -202,6 +221,7 @@ function decodeRecord(record: Record<string, unknown>): DecodeResult {
   if (typeof source === 'string' && source !== '') event.source = source;
 
   const decoded: DecodeSuccess = { ok: true, event, hasEventId };
+  if (dropped.length > 0) decoded.droppedFields = dropped.slice();
   const traceparent = record.traceparent;
   if (!isAbsent(traceparent)) {
     if (isValidTraceparent(traceparent)) decoded.traceparent = traceparent;
@@ -236,6 +256,10 @@ function isAbsent(value: unknown): value is undefined | null {
 
 function isCount(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+function envelopeField(field: string, expected: string, value: unknown): DroppedField {
+  return { field, message: `${field} must be ${expected}, got ${describeValue(value)}` };
 }
 
 function missingField(field: string): DecodeFailure {

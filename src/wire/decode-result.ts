@@ -1,4 +1,5 @@
 import type { EventInit } from '../bus/index.js';
+import type { DroppedField } from './dropped-field.js';
 import type { DecodeWarning, RejectReason } from './reject-reason.js';
 
 /**
@@ -18,6 +19,11 @@ export interface DecodeSuccess<T = unknown> {
   traceparent?: string;
   /** Harmless problems found in the line; absent when there were none. */
   warnings?: DecodeWarning[];
+  /**
+   * Fields of the wrong type that do not identify the event, left out of `event`; absent when
+   * there were none. Each names the field and what was wrong, for counting and a log line.
+   */
+  droppedFields?: DroppedField[];
 }
 
 /** A line {@link decodeEnvelope} rejected. It never throws for bad input; it returns this. */

@@ -1,6 +1,7 @@
 export { decodeEnvelope } from './decode-envelope.js';
 export type { DecodeOptions } from './decode-envelope.js';
 export type { DecodeFailure, DecodeResult, DecodeSuccess } from './decode-result.js';
+export type { DroppedField } from './dropped-field.js';
 export { encodeEnvelope } from './encode-envelope.js';
 export type { EncodeOptions } from './encode-envelope.js';
 export { LineSplitter } from './line-splitter.js';

@@ -7,7 +7,10 @@
  * - `not_json`: the line does not parse as JSON.
  * - `not_object`: it parses, but is not a JSON object.
  * - `missing_field`: a required field (`type`, `ts`, a tool payload's `id`/`name`, ...) is absent.
- * - `wrong_type`: a field has the wrong type or an impossible value (`depth: "x"`, `seq: -1`).
+ * - `wrong_type`: a field that identifies the event (its type, envelope ids and sequence, or the
+ *   call, request or spawn id that pairs it with its span) has the wrong type or an impossible
+ *   value (`seq: -1`, `event_id: 7`). Other fields of the wrong type are dropped, not rejected
+ *   (see `DecodeSuccess.droppedFields`).
  * - `too_large`: the line is longer than the byte limit (the {@link LineSplitter} reports these
  *   before any decoding).
  * - `too_deep`: objects and arrays nest deeper than the depth limit.

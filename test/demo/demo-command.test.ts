@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -37,11 +38,25 @@ async function readSpans(path: string): Promise<ReceivedSpan[]> {
   return decodeTraceRequest(await readFile(path), 'application/json');
 }
 
+/** The spans that are not in-flight snapshots (a slow run adds some of long calls, on any side). */
+function withoutSnapshots(spans: readonly ReceivedSpan[]): ReceivedSpan[] {
+  return spans.filter((span) => span.attributes['tooltrace.inflight'] !== true);
+}
+
 /** Every span's name, ids and parent id: what must survive every path the spans take. */
 function identities(spans: readonly ReceivedSpan[]): string[] {
   return spans
     .map((span) => `${span.name} ${span.traceId}/${span.spanId}<-${span.parentSpanId}`)
     .sort();
+}
+
+/** A port on 127.0.0.1 that nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** The demo's trace: session, turn, two chats, eight tool calls, the sub-agent and its chat. */
@@ -82,7 +97,7 @@ describe('tooltrace demo --fast', () => {
       .slice(1)
       .map((line) => /^ {2}((?:[├└]─ |│ {2}| {3})*\S+(?: \S+)?)/.exec(line)![1]);
     expect(names).toEqual([
-      'session demo-session',
+      expect.stringMatching(/^session demo-[0-9a-f]{8}$/),
       '└─ invoke_agent planner',
       '   ├─ chat sim-planner',
       '   ├─ execute_tool write_report',
@@ -169,8 +184,9 @@ describe('tooltrace demo --fast', () => {
     expect(byName.get('execute_tool summarize')?.parentSpanId).toBe(
       byName.get('invoke_agent researcher')?.spanId,
     );
+    const session = /session (demo-[0-9a-f]{8})/.exec(waterfall[1]!)![1];
     for (const span of spans) {
-      expect(span.attributes['gen_ai.conversation.id']).toBe('demo-session');
+      expect(span.attributes['gen_ai.conversation.id']).toBe(session);
     }
   });
 
@@ -187,6 +203,24 @@ describe('tooltrace demo --fast', () => {
     // Every row keeps its bar and its duration; what is cut ends in an ellipsis.
     for (const line of narrow.slice(1)) expect(line).toMatch(/█+ +\d[\d.]*(µs|ms|s)\b/);
     expect(narrow.some((line) => line.endsWith('…'))).toBe(true);
+  });
+
+  it('gives every run a trace of its own: no trace or span id of one run in the next', async () => {
+    const againFile = join(directory, 'again.json');
+    const again = await runCli(['demo', '--fast', '--out', againFile]);
+    expect(again.code).toBe(0);
+    const first = await readSpans(outFile);
+    const second = await readSpans(againFile);
+
+    expect(second).toHaveLength(DEMO_SPANS);
+    const traceIds = new Set([...first, ...second].map((span) => span.traceId));
+    expect(traceIds.size).toBe(2);
+    const firstSpanIds = new Set(first.map((span) => span.spanId));
+    expect(second.filter((span) => firstSpanIds.has(span.spanId))).toEqual([]);
+    // A new session each run (a new conversation), its root span a new one too.
+    const sessionOf = (spans: readonly ReceivedSpan[]) =>
+      spans.find((span) => span.name.startsWith('session '))!.attributes['gen_ai.conversation.id'];
+    expect(sessionOf(second)).not.toBe(sessionOf(first));
   });
 });
 
@@ -306,14 +340,13 @@ describe('tooltrace demo --forward', () => {
     const [code] = (await exited) as [number | null];
     expect(code, log()).toBe(0);
     // The sidecar has exited: everything it exported is in. A slow run may add in-flight
-    // snapshots of long calls, which are not the demo's spans.
-    const exported = receiver.spans.filter(
-      (span) => span.attributes['tooltrace.inflight'] !== true,
-    );
+    // snapshots of long calls, on either side (the demo's --out or the sidecar), which are not
+    // the demo's spans.
+    const exported = withoutSnapshots(receiver.spans);
     expect(exported).toHaveLength(DEMO_SPANS);
     expect(exported[0]?.resource['service.name']).toBe('tooltrace-sidecar');
     // Ids derive from the forwarded event ids, so the sidecar's trace is the demo's own.
-    expect(identities(exported)).toEqual(identities(await readSpans(outFile)));
+    expect(identities(exported)).toEqual(identities(withoutSnapshots(await readSpans(outFile))));
   });
 
   it('refuses a --forward URL no send could use before running, with exit code 2', async () => {
@@ -325,13 +358,36 @@ describe('tooltrace demo --forward', () => {
     expect(run.stdout).toBe('');
   });
 
+  it('names a sidecar that is not there while the demo runs, and counts every event at the end', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const run = await runCli(['demo', '--fast', '--forward', url]);
+
+    expect(run.code).toBe(1);
+    expect(waterfallOf(run.stdout)).toHaveLength(DEMO_SPANS + 1);
+    const lines = run.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^tooltrace demo: --forward: cannot reach the sidecar at ${url}/v1/events: fetch failed: connect ECONNREFUSED .*; retrying$`,
+      ),
+    );
+    const final =
+      /^tooltrace demo: the sidecar did not take every event: (\d+) events, sent (\d+), refused (\d+), dropped (\d+), abandoned (\d+) \(gave up after 10 s\); last error: fetch failed: connect ECONNREFUSED /.exec(
+        lines[1]!,
+      );
+    expect(final, lines[1]).not.toBeNull();
+    const [total, sent, refused, dropped, abandoned] = final!.slice(1).map(Number);
+    expect(abandoned).toBeGreaterThan(100);
+    expect(sent! + refused! + dropped! + abandoned!).toBe(total);
+  });
+
   it('names why the sidecar did not take the events', async () => {
     const { url } = await startSidecar();
     // The right sidecar, a wrong path under it: every batch is refused with 404.
     const run = await runCli(['demo', '--fast', '--forward', `${url}/v1/events`]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
-      /the sidecar did not take every event \(.*; last error: HTTP 404: no route for POST \/v1\/events\/v1\/events\)/,
+      /the sidecar did not take every event: (\d+) events, sent 0, refused \1, dropped 0, abandoned 0; last error: HTTP 404: no route for POST \/v1\/events\/v1\/events$/m,
     );
   });
 });

@@ -9,6 +9,7 @@ import { EventBus } from '../../src/index.js';
 import { forwardEvents } from '../../src/forward/index.js';
 import { startOtlpReceiver } from '../../src/testing/index.js';
 import { nexusJournal } from '../sidecar/nexus-journal.js';
+import { startSidecar } from '../sidecar/sidecar-process.js';
 import { childEnv, rowOf, runCli, SCENARIO_TOOLS, startCli, waterfallOf } from './cli-process.js';
 import { journalText } from '../sidecar/journal-lines.js';
 
@@ -105,12 +106,52 @@ const NEXUS_JOURNAL = [
 describe('tooltrace view', () => {
   it('draws every call of a journal longer than the stock batch queue (3,000 calls, 36,000 lines)', async () => {
     const journal = await file('long.jsonl', journalText({ calls: 3000 }));
-    const view = await runCli(['view', journal]);
+    const view = await runCli(['view', journal, '--trace-by', 'session']);
     expect(view.stderr).toBe('');
     expect(view.code).toBe(0);
     const waterfall = waterfallOf(view.stdout);
     expect(waterfall[0]).toMatch(/ 3000 spans /);
     expect(waterfall.filter((line) => line.includes('execute_tool search'))).toHaveLength(3000);
+  });
+
+  it('draws the trace ids the sidecar exports for the same journal, by default and with --trace-by', async () => {
+    const journal = await file(
+      'two-sessions.ndjson',
+      nexusJournal('a', true) + nexusJournal('b', true, 100),
+    );
+    const traceIdsDrawn = async (args: string[]): Promise<string[]> => {
+      const run = await runCli(['view', journal, ...args]);
+      expect(run.code, run.stderr).toBe(0);
+      return waterfallOf(run.stdout)
+        .filter((line) => line.startsWith('trace '))
+        .map((line) => line.split(' ')[1]!)
+        .sort();
+    };
+    const traceIdsExported = async (args: string[]): Promise<string[]> => {
+      const receiver = await startOtlpReceiver();
+      try {
+        const sidecar = startSidecar(['--stdin', '--status-interval', '0', ...args], {
+          input: await readFile(journal),
+          env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' },
+        });
+        expect((await sidecar.exited).code).toBe(0);
+        return [...new Set(receiver.spans.map((span) => span.traceId))].sort();
+      } finally {
+        await receiver.close();
+      }
+    };
+    const byTurn = await traceIdsDrawn([]);
+    expect(byTurn).toHaveLength(2);
+    expect(byTurn).toEqual(await traceIdsExported([]));
+    const bySession = await traceIdsDrawn(['--trace-by', 'session']);
+    expect(bySession).toEqual(await traceIdsExported(['--trace-by', 'session']));
+    expect(bySession).not.toEqual(byTurn);
+  });
+
+  it('refuses a --trace-by it does not know, naming the ones it does', async () => {
+    const run = await runCli(['view', otlpFile, '--trace-by', 'turn']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--trace-by must be causal-root, session, call, got 'turn'");
   });
 
   it('escapes control characters from the file, so a name or a bad line cannot drive the terminal', async () => {
@@ -222,11 +263,14 @@ describe('tooltrace view', () => {
       const path = join(directory, 'events.ndjson');
       const bus = new EventBus();
       const forwarder = forwardEvents(bus, { file: path });
-      await runDemoAgent(bus, demoPace(0.02));
+      // In the demo run's session (each run has a new one), so the two waterfalls compare.
+      const session = /session (demo-[0-9a-f]{8})/.exec(demoWaterfall[1]!)![1]!;
+      await runDemoAgent(bus, demoPace(0.02), session);
       expect(await forwarder.close()).toBe(true);
       expect(forwarder.stats().dropped).toBe(0);
 
-      const run = await runCli(['view', path]);
+      // The demo draws its session as one trace: so does view, asked to.
+      const run = await runCli(['view', path, '--trace-by', 'session']);
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       const waterfall = waterfallOf(run.stdout);
@@ -350,11 +394,10 @@ describe('tooltrace view', () => {
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       const waterfall = waterfallOf(run.stdout);
-      expect(labels(waterfall)).toEqual([
-        'session quiet',
-        '└─ invoke_agent',
-        '   └─ chat claude-sonnet',
-      ]);
+      // A trace per turn, as the sidecar exports it.
+      expect(waterfall).toHaveLength(3);
+      expect(waterfall[1]).toMatch(/^ {2}invoke_agent /);
+      expect(waterfall[2]).toMatch(/^ {2}└─ chat claude-sonnet /);
       expect(waterfall.at(-1)).toMatch(/ 240 in \/ 12 out tokens/);
     });
 

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EventBus } from '../../src/bus/index.js';
-import { forwardEvents } from '../../src/forward/index.js';
+import { forwardEvents, type ForwardError } from '../../src/forward/index.js';
 import { VERSION } from '../../src/version.js';
 import type { ReceivedSpan } from '../../src/testing/index.js';
 import { startSidecar, useReceiver } from '../sidecar/sidecar-process.js';
@@ -115,12 +115,14 @@ describe('forwardEvents', () => {
     const bus = new EventBus();
     const errors: unknown[] = [];
     bus.subscribe('core.error', (event) => void errors.push(event.payload));
+    const told: ForwardError[] = [];
     const forwarder = forwardEvents(bus, {
       url,
       batchSize: 10,
       maxQueueSize: 100,
       initialBackoffMs: 50,
       maxBackoffMs: 400,
+      onError: (error) => told.push(error),
     });
 
     // Events keep coming during the outage: they must not cut the waits short.
@@ -141,11 +143,82 @@ describe('forwardEvents', () => {
 
     expect(forwarder.stats().lastError).toBe('HTTP 503');
     answer = 200;
-    expect(await forwarder.close(10_000)).toBe(true);
+    // Everything queued went out, but not every event: the dropped ones make it false.
+    expect(await forwarder.close(10_000)).toBe(false);
     expect(forwarder.stats()).toMatchObject({ sent: 100, dropped: emitted - 99, queued: 0 });
     // Still there once sends go through: it tells what went wrong, not whether it still does.
     expect(forwarder.stats().lastError).toBe('HTTP 503');
     expect(forwarder.stats().retries).toBe(attempts.length - 10);
+    // Each kind told once, however often it happened.
+    expect(told.map((error) => [error.kind, error.status, error.message])).toEqual([
+      [
+        'dropped',
+        undefined,
+        'event note cannot be encoded: TypeError: Do not know how to serialize a BigInt; dropping events, see stats().dropped',
+      ],
+      ['unavailable', 503, `the sidecar at ${url}/v1/events answered HTTP 503; retrying`],
+    ]);
+  });
+
+  it('close() and flush() resolve false when the sidecar refuses, and onError hears why once', async () => {
+    const sidecar = startSidecar(['--listen', '127.0.0.1:0', '--token', 'tkn'], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url },
+    });
+    // A user who copied the whole endpoint: the forwarder appends /v1/events once more.
+    const url = `${await sidecar.listenUrl()}/v1/events`;
+    const bus = new EventBus();
+    const told: ForwardError[] = [];
+    const forwarder = forwardEvents(bus, {
+      url,
+      token: 'tkn',
+      batchSize: 4,
+      onError: (error) => told.push(error),
+    });
+    for (let index = 0; index < 11; index += 1) bus.emit('note', { index });
+
+    expect(await forwarder.flush()).toBe(false);
+    expect(await forwarder.close()).toBe(false);
+
+    expect(forwarder.stats()).toMatchObject({ sent: 0, refused: 11, abandoned: 0, queued: 0 });
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({
+      name: 'ForwardError',
+      kind: 'refused',
+      status: 404,
+      events: 4,
+    });
+    expect(told[0]!.message).toBe(
+      `the sidecar at ${url}/v1/events refused 4 events: HTTP 404: no route for POST /v1/events/v1/events (options.url is the sidecar's base URL, such as http://127.0.0.1:4319: /v1/events is appended)`,
+    );
+  });
+
+  it('tells onError that nothing listens within a second, and once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const told: ForwardError[] = [];
+      const bus = new EventBus();
+      const forwarder = forwardEvents(bus, {
+        url: 'http://127.0.0.1:1',
+        onError: (error) => told.push(error),
+      });
+      bus.emit('note', { index: 0 });
+      const began = Date.now();
+      // The first send goes out after flushIntervalMs (100 ms); fetch fails without waiting.
+      for (let step = 0; step < 20 && told.length === 0; step += 1) {
+        await vi.advanceTimersByTimeAsync(50);
+      }
+      expect(Date.now() - began).toBeLessThanOrEqual(1000);
+      expect(told.map((error) => error.kind)).toEqual(['unreachable']);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(forwarder.stats().retries).toBeGreaterThan(3);
+      expect(told.map((error) => error.kind)).toEqual(['unreachable']);
+      const closing = forwarder.close(1000);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(await closing).toBe(false);
+      expect(told.map((error) => error.kind)).toEqual(['unreachable', 'gave-up']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('close() resolves within its timeout when the sidecar hangs, and counts what was left', async () => {
@@ -158,7 +231,13 @@ describe('forwardEvents', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const bus = new EventBus();
-    const forwarder = forwardEvents(bus, { url, batchSize: 5, requestTimeoutMs: 60_000 });
+    const told: ForwardError[] = [];
+    const forwarder = forwardEvents(bus, {
+      url,
+      batchSize: 5,
+      requestTimeoutMs: 60_000,
+      onError: (error) => told.push(error),
+    });
     for (let index = 0; index < 12; index += 1) bus.emit('note', { index });
     const began = Date.now();
 
@@ -167,11 +246,16 @@ describe('forwardEvents', () => {
     expect(Date.now() - began).toBeLessThan(2000);
     expect(forwarder.stats()).toMatchObject({ sent: 0, queued: 0, abandoned: 12 });
     expect(agents[0]).toBe(`tooltrace/${VERSION}`);
+    expect(told.map((error) => [error.kind, error.events])).toEqual([['gave-up', 12]]);
   });
 
   it('close() resolves within its timeout when nothing listens any more', async () => {
     const bus = new EventBus();
-    const forwarder = forwardEvents(bus, { url: 'http://127.0.0.1:1', initialBackoffMs: 10 });
+    const forwarder = forwardEvents(bus, {
+      url: 'http://127.0.0.1:1',
+      initialBackoffMs: 10,
+      onError: () => {},
+    });
     for (let index = 0; index < 3; index += 1) bus.emit('note', { index });
 
     expect(await forwarder.close(300)).toBe(false);
@@ -211,6 +295,7 @@ describe('forwardEvents', () => {
     const forwarder = forwardEvents(bus, {
       url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       initialBackoffMs: 10,
+      onError: () => {},
     });
     bus.emit('note', { index: 0 });
 

@@ -91,11 +91,44 @@ describe('the layer rule (eslint.config.js)', () => {
       expect.stringMatching(/tooltrace\/otel loads nothing of OpenTelemetry but the API/),
     ]);
     expect(
+      await layerProblems('src/forward/new-file.ts', "import { diag } from '@opentelemetry/api';"),
+    ).toEqual([expect.stringMatching(/tooltrace\/forward loads no OpenTelemetry package/)]);
+  });
+
+  it('keeps the adapters apart: from each other, the sidecar and otel, and OpenTelemetry but its API', async () => {
+    expect(
       await layerProblems(
-        'src/forward/new-file.ts',
-        "import { logs } from '@opentelemetry/api-logs';",
+        'src/mcp/new-file.ts',
+        "import { traceAiSdkTools } from '../ai-sdk/index.js';",
       ),
-    ).toEqual([expect.stringMatching(/nothing of OpenTelemetry but the API/)]);
+    ).toEqual([expect.stringMatching(/src\/mcp must not depend on src\/ai-sdk/)]);
+    expect(
+      await layerProblems('src/ai-sdk/new-file.ts', "import { mcpTools } from '../mcp/index.js';"),
+    ).toEqual([expect.stringMatching(/src\/ai-sdk must not depend on src\/mcp/)]);
+    expect(
+      await layerProblems(
+        'src/mcp/new-file.ts',
+        "import { runSidecar } from '../sidecar/index.js';",
+      ),
+    ).toEqual([expect.stringMatching(/src\/mcp must not depend on src\/sidecar/)]);
+    expect(
+      await layerProblems(
+        'src/ai-sdk/new-file.ts',
+        "import { traceToolCalls } from '../otel/index.js';",
+      ),
+    ).toEqual([expect.stringMatching(/src\/ai-sdk must not depend on src\/otel/)]);
+    expect(
+      await layerProblems(
+        'src/mcp/new-file.ts',
+        "import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';",
+      ),
+    ).toEqual([expect.stringMatching(/The adapters load nothing of OpenTelemetry but the API/)]);
+    expect(
+      await layerProblems(
+        'src/ai-sdk/new-file.ts',
+        "import { context } from '@opentelemetry/api';\nimport { bridge } from '../streamtool/index.js';",
+      ),
+    ).toEqual([]);
   });
 
   it.each([

@@ -138,16 +138,16 @@ const RECORDED: Record<string, { withIds?: [string, string]; withoutIds: [string
     withoutIds: ['10d40415cfef9474', '9f17e8b55c6417c3'],
   },
   'execute_tool outer (in flight)': {
-    withIds: ['2e050f9537d09730', '1fae478d8b36788e'],
-    withoutIds: ['9f17e8b55c6417c3', '8f39f9482540df6f'],
+    withIds: ['2e050f9537d09730', 'aef28d637e078e38'],
+    withoutIds: ['9f17e8b55c6417c3', '46a2cf8d8a56622f'],
   },
   'execute_tool inner': {
     withIds: ['2e050f9537d09730', 'a08f38eeb14fbab9'],
     withoutIds: ['10d40415cfef9474', '24ea79a40f81432c'],
   },
   'execute_tool inner (in flight)': {
-    withIds: ['a08f38eeb14fbab9', '5b6686f20103ed52'],
-    withoutIds: ['24ea79a40f81432c', 'be955c5c77c3093a'],
+    withIds: ['a08f38eeb14fbab9', 'bab3ab424cd49614'],
+    withoutIds: ['24ea79a40f81432c', 'c66b3aabb31b5120'],
   },
   'invoke_agent helper': {
     withIds: ['322c72fc7cadc1b9', 'a836e5d5301c3449'],
@@ -181,4 +181,30 @@ describe('span keys', () => {
       expect(await idsOf(journal(withIds), traceBy, withIds)).toEqual(recorded(withIds, traceId));
     },
   );
+});
+
+/**
+ * The recorded ids of a replay cut by shutdown after the inner call's partial (with event ids,
+ * `traceBy: 'causal-root'`): what was still open goes out as snapshots, children of the span
+ * ids kept for the real ends; the chat had ended and keeps its own span.
+ */
+const RECORDED_CUT: Record<string, [string, string]> = {
+  'chat m': ['322c72fc7cadc1b9', 'ea2fe1bc1bf6f162'],
+  'execute_tool outer (in flight)': ['2e050f9537d09730', 'aef28d637e078e38'],
+  'execute_tool outer (in flight) #2': ['2e050f9537d09730', '90670d81af5d453d'],
+  'execute_tool inner (in flight)': ['a08f38eeb14fbab9', 'bab3ab424cd49614'],
+  'execute_tool inner (in flight) #2': ['a08f38eeb14fbab9', '5dc626e16df6aecd'],
+  'invoke_agent planner (in flight)': ['322c72fc7cadc1b9', '1fd3e4c1473e5095'],
+};
+
+describe('span keys of a replay cut by shutdown', () => {
+  it('derives the recorded ids of the snapshots in place of the open spans', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    const ids = await idsOf(journal(true).slice(0, 7), 'causal-root', true);
+    const expected: Record<string, SpanIds> = {};
+    for (const [name, [parentSpanId, spanId]] of Object.entries(RECORDED_CUT)) {
+      expected[name] = { traceId: '815d0a12428ae0669abc823a614cf0f8', parentSpanId, spanId };
+    }
+    expect(ids).toEqual(expected);
+  });
 });

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOtlpReceiver } from '../../src/testing/index.js';
+import { startOtlpReceiver, type ReceivedSpan } from '../../src/testing/index.js';
 import { childEnv, ROOT } from '../demo/cli-process.js';
+import { startSidecar, useReceiver } from '../sidecar/sidecar-process.js';
 
 const run = promisify(execFile);
 
@@ -28,7 +29,32 @@ function readmeBlocks(): { line: number; code: string }[] {
 const blocks = readmeBlocks();
 const fileOf = (index: number): string => join(BLOCKS_DIR, `block-${index + 1}.ts`);
 
+/**
+ * Writes the block that contains `marker` as plain JavaScript (with `replace`'s substitutions)
+ * and runs it against the built package; resolves with what it printed.
+ */
+async function runBlock(
+  marker: string,
+  env: NodeJS.ProcessEnv = childEnv(),
+  replace: [string, string][] = [],
+): Promise<{ stdout: string; stderr: string }> {
+  const index = blocks.findIndex((block) => block.code.includes(marker));
+  expect(index, marker).toBeGreaterThanOrEqual(0);
+  let code = blocks[index]!.code;
+  for (const [from, to] of replace) {
+    expect(code).toContain(from);
+    code = code.replaceAll(from, to);
+  }
+  const script = join(BLOCKS_DIR, `run-${index + 1}.mjs`);
+  const { outputText } = ts.transpileModule(code, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
+  writeFileSync(script, outputText);
+  return run(process.execPath, [script], { cwd: ROOT, env, timeout: 20_000 });
+}
+
 describe('README.md', () => {
+  const testbed = useReceiver();
   beforeAll(() => {
     mkdirSync(BLOCKS_DIR, { recursive: true });
     // A module of its own each (top-level await, no shared names); the blocks are modules
@@ -86,5 +112,73 @@ describe('README.md', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it('has a streaming-tool block that prints the stream as it happens, then the result', async () => {
+    const { stdout, stderr } = await runBlock("new StreamingToolPlugin('summarize'");
+    expect(stderr).toBe('');
+    expect(stdout).toBe(
+      [
+        'progress 0',
+        'partial  a.ts: done',
+        'progress 0.5',
+        'partial  b.ts: done',
+        'progress 1',
+        'result   {"files":2,"summary":["a.ts: done","b.ts: done"]}',
+        '',
+      ].join('\n'),
+    );
+    // The output the README shows under the block is this very output.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain(`\`\`\`\n${stdout}\`\`\``);
+  });
+
+  it('has a sidecar-mode block whose call the sidecar exports as a span', async () => {
+    const sidecar = startSidecar(['--listen', '127.0.0.1:0', '--status-interval', '0'], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url },
+    });
+    const url = await sidecar.listenUrl();
+
+    const { stdout, stderr } = await runBlock(
+      "forwardEvents(bus, { url: 'http://127.0.0.1:4319' })",
+      childEnv(),
+      [['http://127.0.0.1:4319', url]],
+    );
+
+    expect(stderr).toBe('');
+    expect(stdout).toBe('the sidecar took all 4 events\n');
+    const [span] = await testbed.receiver.waitForSpans(1);
+    expect(span).toMatchObject({ name: 'execute_tool index_files', status: { code: 1 } });
+    expect(span!.events.map((event) => event.name)).toEqual(['tool.stream.progress']);
+  });
+
+  /** Runs the block that contains `marker` against the test's receiver; resolves its spans. */
+  async function blockSpans(marker: string, spanCount: number): Promise<ReceivedSpan[]> {
+    const { stderr } = await runBlock(
+      marker,
+      childEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url }),
+    );
+    expect(stderr).toBe('');
+    return testbed.receiver.waitForSpans(spanCount);
+  }
+
+  it('has an MCP block that runs: the served call under the client call, four progress events each', async () => {
+    const spans = await blockSpans('serveMcpTools(', 2);
+    const [client, served] = [...spans].sort((a, b) =>
+      a.parentSpanId === '' ? -1 : b.parentSpanId === '' ? 1 : 0,
+    );
+    expect(served!.parentSpanId).toBe(client!.spanId);
+    for (const span of [client!, served!]) {
+      expect(span.name).toBe('execute_tool count_files');
+      expect(span.events.filter((event) => event.name === 'tool.stream.progress')).toHaveLength(4);
+    }
+    expect(client!.attributes['mcp.method.name']).toBe('tools/call');
+  });
+
+  it('has an AI SDK block that runs: a span with the toolCallId and a partial per preliminary result', async () => {
+    const [span] = await blockSpans('traceAiSdkTools(', 1);
+    expect(span!.name).toBe('execute_tool forecast');
+    expect(span!.attributes['gen_ai.tool.call.id']).toBe('call_1');
+    expect(span!.events.filter((event) => event.name === 'tool.stream.partial')).toHaveLength(2);
   });
 });

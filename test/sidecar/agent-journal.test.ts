@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReceivedSpan } from '../../src/testing/index.js';
-import { nexusJournal } from './nexus-journal.js';
+import { delegateJournal, nexusJournal, plannerJournal } from './nexus-journal.js';
 import { startSidecar, useReceiver } from './sidecar-process.js';
 
 function byName(spans: readonly ReceivedSpan[], name: string): ReceivedSpan[] {
@@ -40,6 +40,31 @@ describe('tooltrace sidecar --stdin with a Nexus journal', () => {
     for (const span of spans) expect(span.attributes['gen_ai.conversation.id']).toBe('sess-1');
     // What happened around the turn is on it.
     expect(turn!.events.map((event) => event.name)).toEqual(['io.input', 'io.output']);
+  });
+
+  it('starts an inferred chat span at the previous event of its turn, plan.result in a planner hand-off', async () => {
+    expect((await run(plannerJournal()).exited).code).toBe(0);
+    const [chat] = byName(testbed.receiver.spans, 'chat claude-sonnet');
+    const noon = BigInt(Date.UTC(2026, 4, 1, 12)) * 1_000_000n;
+    expect(chat!.attributes['tooltrace.start_inferred']).toBe(true);
+    expect(chat!.startTimeUnixNano).toBe(noon + 50_000_000n);
+    expect(chat!.endTimeUnixNano).toBe(noon + 70_000_000n);
+  });
+
+  it('ends a sub-agent at its subagent.complete when TokensUsed is a number and Iterations a string, counting the dropped field once', async () => {
+    const sidecar = run(delegateJournal());
+    expect((await sidecar.exited).code).toBe(0);
+    const [subagent] = byName(testbed.receiver.spans, 'invoke_agent summarise');
+    const noon = BigInt(Date.UTC(2026, 4, 1, 12)) * 1_000_000n;
+    expect(subagent!.endTimeUnixNano).toBe(noon + 400_000_000n);
+    expect(subagent!.attributes['tooltrace.end_reason']).toBe('result');
+    const stderr = sidecar.stderr();
+    const reports = stderr.split('\n').filter((line) => line.includes('is left out'));
+    expect(reports).toEqual([
+      'tooltrace sidecar: a subagent.complete line has payload.Iterations must be a finite number, got "3"; the field is left out and the event kept (counted in tooltrace_fields_dropped_total, reported once per field)',
+    ]);
+    expect(stderr).toContain('2 fields dropped (subagent.complete payload.Iterations=2)');
+    expect(stderr).not.toContain('rejected (');
   });
 
   it('exports a journal with no tool call at all', async () => {

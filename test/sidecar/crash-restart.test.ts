@@ -17,6 +17,7 @@ interface SavedCheckpoint {
   path: string;
   inode: number;
   offset: number;
+  read: number;
   fingerprint: { bytes: number; sha256: string };
 }
 
@@ -88,6 +89,7 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
       path: journal,
       inode: statSync(journal).ino,
       offset: statSync(journal).size,
+      read: statSync(journal).size,
       fingerprint: fingerprintOf(journal),
     });
   });
@@ -195,6 +197,7 @@ describe('tooltrace sidecar --file --checkpoint, killed and restarted', () => {
       path: journal,
       inode: statSync(journal).ino,
       offset: statSync(journal).size,
+      read: statSync(journal).size,
       fingerprint: fingerprintOf(journal),
     });
   });

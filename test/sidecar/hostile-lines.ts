@@ -34,10 +34,10 @@ const MAKERS: Record<string, ((index: number, random: () => number) => string | 
   ],
   wrong_type: [
     () => `{"type":5,${TS}}`,
-    () => `{"type":"note",${TS},"depth":"deep"}`,
+    () => `{"type":"note",${TS},"parent_seq":"deep"}`,
     () => `{"type":"note",${TS},"seq":-1}`,
     () => `{"type":"note",${TS},"event_id":7}`,
-    () => `{"type":"tool.invoke",${TS},"payload":{"ID":"x","Name":"y","Arguments":"a string"}}`,
+    () => `{"type":"tool.invoke",${TS},"payload":{"ID":7,"Name":"y","Arguments":{}}}`,
   ],
   bad_timestamp: [
     () => '{"type":"note","ts":"yesterday"}',

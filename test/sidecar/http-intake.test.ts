@@ -38,6 +38,10 @@ describe('tooltrace sidecar --listen', () => {
     expect(right.status).toBe(200);
     expect(await right.json()).toEqual({ accepted: 24, rejected: {} });
     await testbed.receiver.waitForSpans(2);
+    // The first refusal is logged, the second (same address, same reason) only counted.
+    expect(sidecar.stderr().match(/refused .*/g)).toEqual([
+      'refused POST /v1/events from 127.0.0.1 (no valid token): 401 missing or wrong bearer token; further refusals like it are only counted (tooltrace_http_refused_total)',
+    ]);
   });
 
   it('answers 413 for a body over --max-body-bytes, compressed or inflated', async () => {
@@ -89,6 +93,13 @@ describe('tooltrace sidecar --listen', () => {
       body: randomBytes(64),
     });
     expect(corrupt.status).toBe(400);
+    // One line per reason (status), each the first of its kind.
+    expect(sidecar.stderr().match(/refused .*: \d+ [^;]*/g)).toEqual([
+      "refused POST /v1/events from 127.0.0.1: 415 content type 'text/plain' is not accepted: send application/x-ndjson",
+      'refused GET /v1/events from 127.0.0.1: 405 use POST to send events',
+      'refused GET /nowhere from 127.0.0.1: 404 no route for GET /nowhere',
+      'refused POST /v1/events from 127.0.0.1: 400 gzip: incorrect header check',
+    ]);
   });
 
   it('serves /healthz, /readyz and Prometheus text on /metrics', async () => {

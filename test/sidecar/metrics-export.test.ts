@@ -131,6 +131,40 @@ describe('tooltrace sidecar metrics export', () => {
     );
   });
 
+  it('exports with the temporality OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE asks for, and refuses one it does not know', async () => {
+    const input = `${invoke('tc_1', 'search', 0)}\n${result('tc_1', 'search', 5)}\n`;
+    const durationsWith = async (preference: string | undefined) => {
+      testbed.receiver.clear();
+      const sidecar = startSidecar(['--stdin', '--status-interval', '0'], {
+        input,
+        env: {
+          OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url,
+          ...(preference === undefined
+            ? {}
+            : { OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: preference }),
+        },
+      });
+      expect((await sidecar.exited).code).toBe(0);
+      return points(testbed.receiver.metrics, 'gen_ai.execute_tool.duration');
+    };
+    const cumulative = await durationsWith(undefined);
+    expect(cumulative.map((point) => point.temporality)).toEqual(['cumulative']);
+    const delta = await durationsWith('Delta');
+    expect(delta.map((point) => [point.temporality, point.count])).toEqual([['delta', 1]]);
+
+    const refused = startSidecar(['--stdin'], {
+      input,
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url,
+        OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: 'sometimes',
+      },
+    });
+    expect((await refused.exited).code).toBe(2);
+    expect(refused.stderr()).toContain(
+      "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE 'sometimes' is not supported: use cumulative, delta or lowmemory",
+    );
+  });
+
   it('says when metrics cannot be delivered, and exits at the shutdown timeout however long the endpoint stalls', async () => {
     // Accepts metric requests and never answers, like a collector that hangs: the exporter
     // itself would wait a minute (OTEL_METRIC_EXPORT_TIMEOUT).
@@ -222,9 +256,24 @@ describe('tooltrace sidecar metrics export', () => {
     expect((await sidecar.exited).code).toBe(0);
     const stderr = sidecar.stderr();
     expect(stderr).toContain(
-      `the final metrics were not delivered to ${testbed.receiver.url}/not-metrics (Not Found)`,
+      `the final metrics were not delivered to ${testbed.receiver.url}/not-metrics (404 Not Found from ${testbed.receiver.url}/not-metrics: no OTLP endpoint at /not-metrics)`,
     );
     expect(stderr).not.toContain('trying again at the next interval');
     expect(testbed.receiver.spans).toHaveLength(1);
+  });
+
+  it('names a dead metrics endpoint and why, and does not wait for it', async () => {
+    // Nothing to export but the metrics, to a port nothing listens on: the final export fails
+    // at once (a refused connection is not retried within an export), and says where and why.
+    const deadUrl = 'http://127.0.0.1:9';
+    const sidecar = startSidecar(['--stdin', '--status-interval', '0'], {
+      input: '',
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: deadUrl },
+    });
+    expect((await sidecar.exited).code).toBe(0);
+    expect(sidecar.stderr()).toContain(
+      `the final metrics were not delivered to ${deadUrl}/v1/metrics (${deadUrl}/v1/metrics: connect ECONNREFUSED 127.0.0.1:9)`,
+    );
+    expect(sidecar.stderr()).not.toContain('retrying until the shutdown deadline');
   });
 });

@@ -20,6 +20,9 @@ import {
   type ReceivedSpan,
 } from '../../src/testing/index.js';
 import { otlpProtoTypes } from './otlp-proto-schema.js';
+import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPMetricExporter as ProtobufMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 
 type ExporterConfig = NonNullable<ConstructorParameters<typeof JsonTraceExporter>[0]>;
 
@@ -487,6 +490,61 @@ describe('startOtlpReceiver()', () => {
       await expect(receiver.waitForLogs(4, 20)).rejects.toThrow(
         /expected 4 log records .* within 20 ms, 3 arrived/,
       );
+    });
+  });
+
+  describe('metrics', () => {
+    /** Records a counter, an up-down counter gone negative, a histogram and a gauge; exports once. */
+    async function exportMetrics(protocol: 'http/protobuf' | 'http/json'): Promise<void> {
+      const url = `${receiver.url}/v1/metrics`;
+      const exporter =
+        protocol === 'http/protobuf'
+          ? new ProtobufMetricExporter({ url })
+          : new JsonMetricExporter({ url });
+      const provider = new MeterProvider({
+        resource: resourceFromAttributes({ 'service.name': 'metered' }),
+        readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000 })],
+      });
+      const meter = provider.getMeter('tests', '1.2.3');
+      meter.createCounter('calls', { unit: '{call}' }).add(3, { tool: 'search' });
+      meter.createUpDownCounter('in_flight').add(-2, { tool: 'search' });
+      const duration = meter.createHistogram('duration', { unit: 's' });
+      duration.record(0.25, { tool: 'search' });
+      duration.record(1.5, { tool: 'search' });
+      meter.createGauge('progress').record(0.75);
+      await provider.shutdown();
+    }
+
+    it('decodes protobuf metrics from the SDK exporter as it decodes JSON ones', async () => {
+      await exportMetrics('http/protobuf');
+      expect(receiver.requests.map((request) => [request.path, request.status])).toEqual([
+        ['/v1/metrics', 200],
+      ]);
+      const fromProtobuf = receiver.metrics.map((point) => ({ ...point }));
+      receiver.clear();
+      await exportMetrics('http/json');
+      const fromJson = receiver.metrics.map((point) => ({ ...point }));
+
+      const byName = (points: typeof fromJson) =>
+        [...points].sort((left, right) => (left.name < right.name ? -1 : 1));
+      expect(byName(fromProtobuf)).toEqual(byName(fromJson));
+      expect(
+        byName(fromProtobuf).map((point) => [
+          point.name,
+          point.unit,
+          point.type,
+          point.attributes,
+          point.count,
+          point.value,
+        ]),
+      ).toEqual([
+        ['calls', '{call}', 'sum', { tool: 'search' }, undefined, 3],
+        ['duration', 's', 'histogram', { tool: 'search' }, 2, 1.75],
+        ['in_flight', '', 'sum', { tool: 'search' }, undefined, -2],
+        ['progress', '', 'gauge', {}, undefined, 0.75],
+      ]);
+      expect(fromProtobuf[0]!.resource['service.name']).toBe('metered');
+      expect(fromProtobuf[0]!.scope).toEqual({ name: 'tests', version: '1.2.3' });
     });
   });
 

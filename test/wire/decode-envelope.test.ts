@@ -259,6 +259,47 @@ describe('decodeEnvelope()', () => {
       expect(accepted(line({ type: 'tool.result', payload })).event.payload).toEqual(payload);
     });
 
+    it('keeps the description and span attributes of a call and the errorType of a result', () => {
+      const invoke = {
+        id: 'tc_1',
+        name: 'x',
+        arguments: {},
+        description: 'Finds things',
+        attributes: { 'mcp.method.name': 'tools/call' },
+      };
+      expect(accepted(line({ type: 'tool.invoke', payload: invoke })).event.payload).toEqual(
+        invoke,
+      );
+      const result = {
+        id: 'tc_1',
+        name: 'x',
+        output: '',
+        error: 'no',
+        errorType: 'tool_error',
+        attributes: { 'jsonrpc.request.id': '3' },
+      };
+      expect(accepted(line({ type: 'tool.result', payload: result })).event.payload).toEqual(
+        result,
+      );
+      const goResult = { ID: 'tc_1', Name: 'x', Output: '', Error: 'no', ErrorType: 'timeout' };
+      expect(accepted(line({ type: 'tool.result', payload: goResult })).event.payload).toEqual({
+        id: 'tc_1',
+        name: 'x',
+        output: '',
+        error: 'no',
+        errorType: 'timeout',
+      });
+    });
+
+    it('drops span attributes that are not an object, naming the field, and keeps the result', () => {
+      const payload = { id: 'tc_1', name: 'x', output: '', attributes: ['a'] };
+      const decoded = accepted(line({ type: 'tool.result', payload }));
+      expect(decoded.droppedFields!.map((dropped) => dropped.message)).toEqual([
+        'payload.attributes must be an object, got an array',
+      ]);
+      expect(decoded.event.payload).toEqual({ id: 'tc_1', name: 'x', output: '' });
+    });
+
     it('gives a missing output as an empty string', () => {
       const payload = { id: 'tc_1', name: 'x' };
       expect(accepted(line({ type: 'tool.result', payload })).event.payload).toEqual({
@@ -335,16 +376,139 @@ describe('decodeEnvelope()', () => {
       ).toEqual({ turnId: 't1', iteration: 2 });
     });
 
-    it('rejects a wrong-typed field, naming it', () => {
-      const usage = rejected(
-        line({ type: 'llm.response', payload: { Usage: { PromptTokens: 'many' } } }),
-      );
-      expect(usage).toMatchObject({ reason: 'wrong_type' });
-      expect(usage.message).toContain('payload.Usage.PromptTokens must be a non-negative integer');
-      const calls = rejected(line({ type: 'llm.response', payload: { ToolCalls: [{ ID: 7 }] } }));
-      expect(calls.message).toContain('payload.ToolCalls[0].ID must be a string');
-      const turn = rejected(line({ type: 'agent.turn.start', payload: 'now' }));
-      expect(turn.message).toContain('payload must be an object');
+    it('rejects a request id or spawn id of the wrong type, naming it: it pairs the event with its span', () => {
+      const request = rejected(line({ type: 'llm.response', payload: { RequestID: 7 } }));
+      expect(request).toMatchObject({ reason: 'wrong_type' });
+      expect(request.message).toContain('payload.RequestID must be a string, got 7');
+      const spawn = rejected(line({ type: 'subagent.complete', payload: { SpawnID: ['sp'] } }));
+      expect(spawn.message).toContain('payload.SpawnID must be a string, got an array');
+    });
+
+    it('reads a number of tokens where a usage object belongs as the total, dropping nothing', () => {
+      const complete = { SpawnID: 'sp', Iterations: 3, TokensUsed: 1832 };
+      const decoded = accepted(line({ type: 'subagent.complete', payload: complete }));
+      expect(decoded.event.payload).toEqual({
+        spawnId: 'sp',
+        iterations: 3,
+        tokensUsed: { totalTokens: 1832 },
+      });
+      expect(decoded.droppedFields).toBeUndefined();
+    });
+  });
+
+  describe('with a field of the wrong type that does not identify the event', () => {
+    const cases: [string, string, string, unknown][] = [
+      [
+        'depth "x"',
+        line({ depth: 'x' }),
+        'depth must be a non-negative integer, got "x"',
+        envelope().payload,
+      ],
+      [
+        'an object source',
+        line({ source: {} }),
+        'source must be a string, got an object',
+        envelope().payload,
+      ],
+      [
+        'tool.invoke arguments as an array',
+        line({ type: 'tool.invoke', payload: { id: 'a', name: 'b', arguments: [] } }),
+        'payload.arguments must be an object, got an array',
+        { id: 'a', name: 'b', arguments: {} },
+      ],
+      [
+        'a numeric TurnID',
+        line({ type: 'tool.invoke', payload: { ID: 'a', Name: 'b', TurnID: 3 } }),
+        'payload.TurnID must be a string, got 3',
+        { id: 'a', name: 'b', arguments: {} },
+      ],
+      [
+        'a numeric Output',
+        line({ type: 'tool.result', payload: { ID: 'a', Name: 'b', Output: 1 } }),
+        'payload.Output must be a string, got 1',
+        { id: 'a', name: 'b', output: '' },
+      ],
+      [
+        'a string cancelled',
+        line({ type: 'tool.result', payload: { id: 'a', name: 'b', cancelled: 'yes' } }),
+        'payload.cancelled must be a boolean, got "yes"',
+        { id: 'a', name: 'b', output: '' },
+      ],
+      [
+        'a fractional stream sequence',
+        line({ payload: { tool_name: 'x', tool_id: 'y', sequence: 1.5 } }),
+        'payload.sequence must be an integer, got 1.5',
+        { tool_name: 'x', tool_id: 'y' },
+      ],
+      [
+        'a string progress',
+        line({
+          type: 'tool.stream.progress',
+          payload: { tool_name: 'x', tool_id: 'y', progress: 'half' },
+        }),
+        'payload.progress must be a number, got "half"',
+        { tool_name: 'x', tool_id: 'y' },
+      ],
+      [
+        'a string token count',
+        line({
+          type: 'llm.response',
+          payload: { Usage: { PromptTokens: 'many', CompletionTokens: 4 } },
+        }),
+        'payload.Usage.PromptTokens must be a non-negative integer, got "many"',
+        { usage: { outputTokens: 4 } },
+      ],
+      [
+        'a numeric tool call id in an answer',
+        line({ type: 'llm.response', payload: { ToolCalls: [{ ID: 7, Name: 'search' }] } }),
+        'payload.ToolCalls[0].ID must be a string, got 7',
+        { toolCalls: [{ name: 'search' }] },
+      ],
+      [
+        'a string payload of agent.turn.start',
+        line({ type: 'agent.turn.start', payload: 'now' }),
+        'payload must be an object, got "now"',
+        undefined,
+      ],
+      [
+        'a string iteration count',
+        line({ type: 'subagent.complete', payload: { SpawnID: 'sp', Iterations: '3' } }),
+        'payload.Iterations must be a finite number, got "3"',
+        { spawnId: 'sp' },
+      ],
+    ];
+
+    it.each(cases)(
+      'accepts %s, leaving the field out and naming it',
+      (_name, input, message, payload) => {
+        const decoded = accepted(input);
+        expect(decoded.droppedFields).toHaveLength(1);
+        expect(decoded.droppedFields![0]!.message).toBe(message);
+        expect(decoded.event.payload).toEqual(payload);
+      },
+    );
+
+    it('labels a dropped field without list positions, so that it can be counted', () => {
+      const calls = [{ ID: 'a' }, { ID: 7 }, 'x'];
+      const decoded = accepted(line({ type: 'llm.response', payload: { ToolCalls: calls } }));
+      expect(decoded.droppedFields!.map((dropped) => dropped.field)).toEqual([
+        'payload.ToolCalls[].ID',
+        'payload.ToolCalls[]',
+      ]);
+      expect(decoded.event.payload).toEqual({ toolCalls: [{ id: 'a' }, {}] });
+    });
+
+    it('keeps the envelope without a dropped depth or source', () => {
+      const decoded = accepted(line({ depth: 'x', source: 5 }));
+      expect(decoded.event.causation?.depth).toBe(0);
+      expect(decoded.event.source).toBeUndefined();
+      expect(decoded.droppedFields!.map((dropped) => dropped.field)).toEqual(['depth', 'source']);
+    });
+
+    it('still marks a result failed when its error is not a string', () => {
+      const payload = { ID: 'a', Name: 'b', Error: { code: 'ENOENT' } };
+      const decoded = accepted(line({ type: 'tool.result', payload }));
+      expect(decoded.event.payload).toMatchObject({ error: '{"code":"ENOENT"}' });
     });
   });
 
@@ -377,12 +541,6 @@ describe('decodeEnvelope()', () => {
         /^ts must be an RFC 3339.*"2026-05-01 12:00"/,
       ],
       [
-        'depth "x"',
-        line({ depth: 'x' }),
-        'wrong_type',
-        /^depth must be a non-negative integer, got "x"/,
-      ],
-      [
         'a negative seq',
         line({ seq: -1 }),
         'wrong_type',
@@ -390,12 +548,6 @@ describe('decodeEnvelope()', () => {
       ],
       ['a fractional parent_seq', line({ parent_seq: 1.5 }), 'wrong_type', /^parent_seq/],
       ['a numeric event_id', line({ event_id: 7 }), 'wrong_type', /^event_id must be a string/],
-      [
-        'an object source',
-        line({ source: {} }),
-        'wrong_type',
-        /^source must be a string, got an object/,
-      ],
       ['a numeric parent_id', line({ parent_id: 1 }), 'wrong_type', /^parent_id/],
       ['a boolean session_id', line({ session_id: true }), 'wrong_type', /^session_id/],
       ['an array agent_id', line({ agent_id: [] }), 'wrong_type', /^agent_id/],
@@ -430,55 +582,16 @@ describe('decodeEnvelope()', () => {
         /^payload\.ID must be a non-empty string/,
       ],
       [
-        'tool.invoke arguments as an array',
-        line({ type: 'tool.invoke', payload: { id: 'a', name: 'b', arguments: [] } }),
-        'wrong_type',
-        /^payload\.arguments must be an object/,
-      ],
-      [
-        'a numeric TurnID',
-        line({ type: 'tool.invoke', payload: { ID: 'a', Name: 'b', TurnID: 3 } }),
-        'wrong_type',
-        /^payload\.TurnID/,
-      ],
-      [
         'a tool.result without id',
         line({ type: 'tool.result', payload: { name: 'x' } }),
         'missing_field',
         /^payload\.id/,
       ],
       [
-        'a numeric Output',
-        line({ type: 'tool.result', payload: { ID: 'a', Name: 'b', Output: 1 } }),
-        'wrong_type',
-        /^payload\.Output must be a string/,
-      ],
-      [
-        'a string cancelled',
-        line({ type: 'tool.result', payload: { id: 'a', name: 'b', cancelled: 'yes' } }),
-        'wrong_type',
-        /^payload\.cancelled/,
-      ],
-      [
         'a stream event without tool_id',
         line({ payload: { tool_name: 'x' } }),
         'missing_field',
         /^payload\.tool_id is missing/,
-      ],
-      [
-        'a fractional stream sequence',
-        line({ payload: { tool_name: 'x', tool_id: 'y', sequence: 1.5 } }),
-        'wrong_type',
-        /^payload\.sequence must be an integer/,
-      ],
-      [
-        'a string progress',
-        line({
-          type: 'tool.stream.progress',
-          payload: { tool_name: 'x', tool_id: 'y', progress: 'half' },
-        }),
-        'wrong_type',
-        /^payload\.progress must be a number/,
       ],
       [
         '65 levels of nesting',

@@ -99,7 +99,7 @@ const makers: ((index: number) => Sample)[] = [
   () => ({ bytes: Buffer.from('[1,2,3]'), expected: 'not_object' }),
   () => ({ bytes: Buffer.from('null'), expected: 'not_object' }),
   () => ({ bytes: Buffer.from(withFields({ type: 5 })), expected: 'wrong_type' }),
-  () => ({ bytes: Buffer.from(withFields({ depth: 'x' })), expected: 'wrong_type' }),
+  () => ({ bytes: Buffer.from(withFields({ parent_seq: 'x' })), expected: 'wrong_type' }),
   () => ({ bytes: Buffer.from(withFields({ seq: -3 })), expected: 'wrong_type' }),
   () => ({
     bytes: Buffer.from(withFields({ type: TOOL_INVOKE, payload: { name: 'search' } })),

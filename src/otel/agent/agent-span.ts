@@ -22,6 +22,8 @@ export interface AgentSpanInit {
   /** Span id of its parent span, `''` for a root: whose open child it is. */
   readonly parentSpanId: string;
   readonly startUnixNano: bigint;
+  /** The span's name (`invoke_agent planner`, `chat gpt-4o`), for a snapshot of it. */
+  readonly name: string;
   /** What the span's instruments are recorded with. */
   readonly agentName: string;
   /** The model a model call asked for (`''` for other kinds). */
@@ -42,6 +44,7 @@ export class AgentSpan extends OpenSpan implements AgentSpanInit, ContainerSpan 
   readonly key: string;
   readonly startEventId: string;
   readonly parentLink: string;
+  readonly name: string;
   readonly agentName: string;
   readonly requestModel: string;
   #openChildren = 0;
@@ -60,6 +63,7 @@ export class AgentSpan extends OpenSpan implements AgentSpanInit, ContainerSpan 
     this.key = init.key;
     this.startEventId = init.startEventId;
     this.parentLink = init.parentLink;
+    this.name = init.name;
     this.agentName = init.agentName;
     this.requestModel = init.requestModel;
   }

@@ -28,6 +28,7 @@ import type { ContainerLookup } from '../span-opener.js';
 import { agentSpanKey } from '../span-keys.js';
 import type { OpenSpan } from '../open-span.js';
 import type { LlmFields, SubagentFields } from './agent-fields.js';
+import { exportAgentCut } from './agent-cut.js';
 import { applyLlmOutcome, applySubagentOutcome } from './agent-outcome.js';
 import type { AgentCounts } from './agent-counts.js';
 import type { AgentSessions } from './agent-sessions.js';
@@ -188,6 +189,7 @@ export class AgentSpans {
         parentLink: parentId,
         parentSpanId: trace.getSpanContext(parentContext)?.spanId ?? '',
         startUnixNano,
+        name: how.name,
         agentName: how.agentName,
         requestModel: how.requestModel ?? '',
       },
@@ -302,11 +304,13 @@ export class AgentSpans {
       if (session !== undefined) forgetSpan(session, agent);
       this.#endReasons[reason] += 1;
     },
-    closeSpan: (agent, reason, endUnixNano) => {
+    closeSpan: (agent, reason, endUnixNano, exit) => {
       agent.span.setAttribute(ATTR_END_REASON, reason);
       agent.eventAttributes(agent.span);
       const end = endUnixNano > agent.startUnixNano ? endUnixNano : agent.startUnixNano;
-      agent.span.end(agent.hrTime(end));
+      // Cut by shutdown: the span id is kept for its real end after a restart (see SpanExit).
+      if (exit === 'cut') exportAgentCut(this.#core.opener, agent, end);
+      else agent.span.end(agent.hrTime(end));
       this.#measure(agent, reason, end);
     },
   };

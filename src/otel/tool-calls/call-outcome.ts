@@ -18,13 +18,15 @@ import {
 import type { ContentCapture, MessageFilter } from '../content-capture.js';
 import { hrTimeFromUnixNano } from '../hr-time.js';
 import type { OpenCall } from './open-call.js';
+import { writeToolAttributes } from './tool-attributes.js';
 import type { ResultFields } from './tool-payloads.js';
 
 /**
  * Writes the outcome of a call that ended with its `tool.result` onto its span: the stream
  * summary, status OK, or status ERROR with `error.type` (`cancelled` for a cancelled call, which
  * also gets `tooltrace.tool.cancelled=true`; the result's `errorType`, else `_OTHER`) and an
- * `exception` event at the result's time; the output only with content capture.
+ * `exception` event at the result's time; the output only with content capture; the span
+ * attributes the result carries.
  */
 export function applyResult(
   call: OpenCall,
@@ -38,6 +40,7 @@ export function applyResult(
   call.flushStream();
   writeOutcome(call, 'result');
   if (resultEventId !== '') span.setAttribute(ATTR_RESULT_EVENT_ID, resultEventId);
+  if (result.attributes !== undefined) writeToolAttributes(span, result.attributes);
   if (capture !== undefined && result.output !== undefined && result.output !== '') {
     const text = capture.text(ATTR_GEN_AI_TOOL_CALL_RESULT, result.output);
     if (text !== undefined) span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, text);

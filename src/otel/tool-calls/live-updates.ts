@@ -8,6 +8,7 @@ import {
 } from '@opentelemetry/api';
 import { VERSION } from '../../version.js';
 import {
+  ATTR_END_REASON,
   ATTR_EVENT_ID,
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_INFLIGHT,
@@ -24,7 +25,7 @@ import type { ErrorReporter } from '../error-reporter.js';
 import type { OpenCall } from './open-call.js';
 import type { OpenCalls } from './open-calls.js';
 import type { ResolvedOptions } from '../options.js';
-import { inflightKey } from '../span-keys.js';
+import { inflightKey, type SnapshotState } from '../span-keys.js';
 
 const NANOS_PER_MILLI = 1_000_000n;
 /**
@@ -43,23 +44,33 @@ export interface LiveUpdatesSettings {
   readonly intervalMs: number;
   /** Content capture, or `undefined` when content is off (no payload on snapshots then). */
   readonly capture: ContentCapture | undefined;
-  /** Gives snapshots ids derived from their call's span id, so a replay re-exports the same. */
+  /**
+   * Gives snapshots ids derived from their call's span id and what they show, so a replay
+   * re-exports the same snapshot only when it shows the same.
+   */
   readonly idGenerator: DerivedIdGenerator | undefined;
+  /**
+   * Whether snapshots are taken while calls run (`liveUpdates`); else only
+   * {@link LiveUpdates.cut}. @default true
+   */
+  readonly ticking?: boolean;
   readonly errors: ErrorReporter;
 }
 
 /**
- * The subscriber's {@link LiveUpdates}, or `undefined` when `liveUpdates` is off (then there is
- * no timer at all). Snapshots use `tracer` when they go where the call spans go, else a tracer
- * of `liveTracerProvider`.
+ * The subscriber's {@link LiveUpdates}, or `undefined` when `liveUpdates` is off and ids are not
+ * derived (then there is no timer at all; with derived ids it is there, without a timer, for
+ * the snapshots of calls cut by shutdown). Snapshots use `tracer` when they go where the call
+ * spans go, else a tracer of `liveTracerProvider`.
  */
 export function createLiveUpdates(
   options: ResolvedOptions,
   tracer: Tracer | undefined,
   state: Pick<LiveUpdatesSettings, 'open' | 'capture' | 'errors'>,
 ): LiveUpdates | undefined {
-  if (!options.liveUpdates) return undefined;
+  if (!options.liveUpdates && options.idGenerator === undefined) return undefined;
   return new LiveUpdates({
+    ticking: options.liveUpdates,
     ...state,
     tracer:
       tracer ??
@@ -96,7 +107,8 @@ export class LiveUpdates {
   readonly #idGenerator: DerivedIdGenerator | undefined;
   readonly #errors: ErrorReporter;
   #timer: NodeJS.Timeout | undefined;
-  #closed = false;
+  /** Closed for good, or never ticking: no timer. */
+  #closed: boolean;
   #exported = 0;
 
   constructor(settings: LiveUpdatesSettings) {
@@ -107,6 +119,22 @@ export class LiveUpdates {
     this.#capture = settings.capture;
     this.#idGenerator = settings.idGenerator;
     this.#errors = settings.errors;
+    this.#closed = settings.ticking === false;
+  }
+
+  /**
+   * Exports the last snapshot of a call still open at shutdown, marked
+   * `tooltrace.end_reason=shutdown` and ending at `endUnixNano`, in place of its own span (with
+   * derived ids: see `SpanExit`). Its id is derived from what it shows: a later cut of the same
+   * call that got further is another snapshot, never another copy of this one.
+   */
+  cut(call: OpenCall, endUnixNano: bigint): void {
+    const update = call.liveUpdates + 1;
+    const span = this.#start(call, update, endUnixNano, 'shutdown');
+    span.setAttribute(ATTR_END_REASON, 'shutdown');
+    span.end(call.hrTime(endUnixNano));
+    call.snapshotExported();
+    this.#exported += 1;
   }
 
   /** Snapshots exported so far (for `stats().inflightUpdates`). */
@@ -154,16 +182,26 @@ export class LiveUpdates {
   #export(call: OpenCall, now: number): void {
     if (!call.span.isRecording()) return;
     const update = call.liveUpdates + 1;
-    const span = this.#start(call, update);
-    span.end(call.hrTime(snapshotEnd(call, now)));
+    const end = snapshotEnd(call, now);
+    const span = this.#start(call, update, end, 'running');
+    span.end(call.hrTime(end));
     call.snapshotExported();
     this.#exported += 1;
   }
 
-  #start(call: OpenCall, update: number): Span {
+  #start(call: OpenCall, update: number, endUnixNano: bigint, state: SnapshotState): Span {
     const generator = this.#idGenerator;
-    // The parent is valid, so the SDK draws a span id only; a trace id is never queued.
-    generator?.queue(undefined, generator.spanIdFor(inflightKey(call.spanContext.spanId, update)));
+    // The parent is valid, so the SDK draws a span id only; a trace id is never queued. The key
+    // holds what the snapshot shows (how far the call got, where it ends): a replay that shows
+    // the same re-exports the same span, one that shows more gets an id of its own.
+    const key = inflightKey(
+      call.spanContext.spanId,
+      update,
+      call.streamEventCount,
+      endUnixNano,
+      state,
+    );
+    generator?.queue(undefined, generator.spanIdFor(key));
     try {
       return this.#tracer.startSpan(
         `${toolSpanName(call.toolName)}${INFLIGHT_NAME_SUFFIX}`,

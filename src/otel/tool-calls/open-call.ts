@@ -276,20 +276,6 @@ export class OpenCall extends OpenSpan {
   }
 
   /**
-   * Adds a span event for another bus event the call caused (a `plan.update` its tool emitted),
-   * unless `max` are kept already: the rest are only counted.
-   */
-  override addBusEvent(
-    name: string,
-    attributes: Attributes,
-    unixNano: bigint,
-    max: number,
-  ): boolean {
-    this.extendTo(unixNano);
-    return super.addBusEvent(name, attributes, unixNano, max);
-  }
-
-  /**
    * The stream summary so far, without what only the end decides (which events became span
    * events): counts, bytes, time to first partial, last progress. In-flight snapshots carry it.
    */

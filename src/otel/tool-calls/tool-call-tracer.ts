@@ -232,9 +232,12 @@ export class ToolCallTracer {
       this.#counts.streamEventsCoalesced += call.coalescedCount;
       this.#endReasons[reason] += 1;
     },
-    closeSpan: (call, reason, endUnixNano) => {
+    closeSpan: (call, reason, endUnixNano, exit) => {
       this.#live?.finish(call);
-      call.span.end(call.hrTime(endUnixNano));
+      // Cut by shutdown (derived ids; so there are live updates): what the call did so far goes
+      // out as a snapshot, and its span id is kept for its real end, read again after a restart.
+      if (exit === 'cut') this.#live?.cut(call, endUnixNano);
+      else call.span.end(call.hrTime(endUnixNano));
       const metrics = this.#core.metrics;
       // Without a meter that records, the measurement would be built for nothing.
       if (!metrics.recording) return;

@@ -14,6 +14,8 @@ export interface InvokeFields {
   parentCallId: string;
   /** What the tool does, when the invoke says (`description`); `''` otherwise. */
   description: string;
+  /** Span attributes the invoke carries (`attributes`), unchecked. */
+  attributes: unknown;
 }
 
 /** The fields of a `tool.result` payload tooltrace uses. */
@@ -28,6 +30,8 @@ export interface ResultFields {
   errorType: string;
   cancelled: boolean;
   turnId: string;
+  /** Span attributes the result carries (`attributes`), unchecked. */
+  attributes: unknown;
 }
 
 /** Both spellings of every field read here; named properties keep the reads fast. */
@@ -56,6 +60,8 @@ interface LoosePayload {
   tool_name?: unknown;
   description?: unknown;
   Description?: unknown;
+  attributes?: unknown;
+  Attributes?: unknown;
 }
 
 const EMPTY: LoosePayload = {};
@@ -78,6 +84,7 @@ export function readInvoke(payload: unknown): InvokeFields {
     turnId: text(fields.turnId ?? fields.TurnID),
     parentCallId: text(fields.parentCallId ?? fields.ParentCallID),
     description: text(fields.description ?? fields.Description),
+    attributes: fields.attributes ?? fields.Attributes,
   };
 }
 
@@ -94,6 +101,7 @@ export function readResult(payload: unknown): ResultFields {
     errorType: text(fields.errorType ?? fields.ErrorType),
     cancelled: (fields.cancelled ?? fields.Cancelled) === true,
     turnId: text(fields.turnId ?? fields.TurnID),
+    attributes: fields.attributes ?? fields.Attributes,
   };
 }
 

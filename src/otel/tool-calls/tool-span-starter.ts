@@ -1,5 +1,5 @@
 import { trace } from '@opentelemetry/api';
-import type { Attributes, Context, HrTime, Link, Span } from '@opentelemetry/api';
+import type { Attributes, AttributeValue, Context, HrTime, Link, Span } from '@opentelemetry/api';
 import type { BusEvent } from '../../bus/index.js';
 import { TOOL_RESULT } from '../../events/index.js';
 import type { AgentView } from '../agent-view.js';
@@ -20,6 +20,7 @@ import { hrTimeFromUnixNano } from '../hr-time.js';
 import type { SpanCore } from '../span-core.js';
 import { callKey } from '../span-keys.js';
 import type { OpenCalls } from './open-calls.js';
+import { writeToolAttributes } from './tool-attributes.js';
 import { readResult, streamCallId, streamToolName, type InvokeFields } from './tool-payloads.js';
 
 /** What a span is started from: a `tool.invoke`, or (for an orphan) held events. */
@@ -116,6 +117,12 @@ export class ToolSpanStarter {
     if (this.#core.capture !== undefined && fields.arguments !== undefined) {
       const text = this.#core.capture.text(ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, fields.arguments);
       if (text !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = text;
+    }
+    if (fields.attributes !== undefined) {
+      const into = {
+        setAttribute: (key: string, value: AttributeValue) => (attributes[key] = value),
+      };
+      writeToolAttributes(into, fields.attributes, attributes);
     }
     return attributes;
   }

@@ -1,8 +1,11 @@
 import type { MeterProvider as MeterProviderApi } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
+import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { ConfigurationError } from '../../errors/index.js';
 import { MAX_DELAY_MS } from './export-config.js';
 import { readExportTls, type ExportTls } from './export-tls.js';
+import { httpMetricTransport } from './metric-transport-http.js';
+import { readTemporalityPreference, type TemporalityPreference } from './metrics-temporality.js';
 import { ReportingMetricExporter } from './reporting-metric-exporter.js';
 
 /** Where and how the sidecar exports metrics, from {@link resolveMetricsExport}. */
@@ -11,6 +14,8 @@ export interface MetricsExportConfig {
   readonly protocol: 'http/protobuf' | 'http/json' | 'grpc';
   readonly intervalMs: number;
   readonly timeoutMs: number;
+  /** `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE` (`cumulative` when unset). */
+  readonly temporality: TemporalityPreference;
   /** Certificates for an `https://` endpoint (`OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE`, …). */
   readonly tls?: ExportTls;
 }
@@ -82,6 +87,7 @@ export function resolveMetricsExport(
     url,
     protocol,
     ...(tls === undefined ? {} : { tls }),
+    temporality: readTemporalityPreference(env),
     intervalMs,
     timeoutMs: Math.min(
       intervalMs,
@@ -92,53 +98,16 @@ export function resolveMetricsExport(
 
 /**
  * Starts the metrics export `config` describes: a MeterProvider read every interval. The metrics
- * SDK and exporter are loaded here, when metrics are on: they are a third of the sidecar's
- * start-up, which `OTEL_METRICS_EXPORTER=none` then does without. The gRPC exporter (and
- * `@grpc/grpc-js`, a quarter of a second) is loaded only when asked for.
+ * SDK, the serializer and the exporter are loaded here, when metrics are on: they are a third of
+ * the sidecar's start-up, which `OTEL_METRICS_EXPORTER=none` then does without. The gRPC
+ * transport (and `@grpc/grpc-js`, a quarter of a second) is loaded only when asked for.
  */
 export async function startMetricsExport(options: MetricsExportOptions): Promise<MetricsExport> {
   const { config } = options;
-  const { tls } = config;
-  const exporterOptions = {
-    url: config.url,
-    headers: options.headers,
-    // Given here, not left to the exporter's own reading of the environment, so that they are
-    // the ones checked at start-up and `runSidecar`'s `env` is the environment that counts.
-    ...(tls === undefined ? {} : { httpAgentOptions: { ...tls } }),
-  };
   const { MeterProvider, PeriodicExportingMetricReader } = commonJs(
     await import('@opentelemetry/sdk-metrics'),
   );
-  let exporter;
-  if (config.protocol === 'grpc') {
-    const { OTLPMetricExporter } = commonJs(
-      await import('@opentelemetry/exporter-metrics-otlp-grpc'),
-    );
-    const grpc = commonJs(await import('@grpc/grpc-js'));
-    const metadata = new grpc.Metadata();
-    for (const [key, value] of Object.entries(options.headers)) metadata.set(key, value);
-    const credentials =
-      tls === undefined
-        ? {}
-        : {
-            credentials: grpc.credentials.createSsl(
-              tls.ca ?? null,
-              tls.key ?? null,
-              tls.cert ?? null,
-            ),
-          };
-    exporter = new OTLPMetricExporter({ url: config.url, metadata, ...credentials });
-  } else if (config.protocol === 'http/json') {
-    const { OTLPMetricExporter } = commonJs(
-      await import('@opentelemetry/exporter-metrics-otlp-http'),
-    );
-    exporter = new OTLPMetricExporter(exporterOptions);
-  } else {
-    const { OTLPMetricExporter } = commonJs(
-      await import('@opentelemetry/exporter-metrics-otlp-proto'),
-    );
-    exporter = new OTLPMetricExporter(exporterOptions);
-  }
+  const exporter = await otlpMetricExporter(config, options.headers);
   const reporting = new ReportingMetricExporter(exporter, config.url, options.log);
   const reader = new PeriodicExportingMetricReader({
     exporter: reporting,
@@ -163,6 +132,39 @@ export async function startMetricsExport(options: MetricsExportOptions): Promise
       return reporting.failure;
     },
   };
+}
+
+/**
+ * An OTLP metric exporter over a transport of the sidecar's own, which sends the one
+ * `User-Agent` every tooltrace transport sends (see {@link httpMetricTransport}), with the stock
+ * serializers. The gRPC transport, and `@grpc/grpc-js` (a quarter of a second), are loaded only
+ * when asked for.
+ */
+async function otlpMetricExporter(
+  config: MetricsExportConfig,
+  headers: Record<string, string>,
+): Promise<Required<PushMetricExporter>> {
+  const { OtlpMetricExporter } = await import('./otlp-metric-exporter.js');
+  const { JsonMetricsSerializer, ProtobufMetricsSerializer } = commonJs(
+    await import('@opentelemetry/otlp-transformer'),
+  );
+  const json = config.protocol === 'http/json';
+  const transportOptions = {
+    url: config.url,
+    headers,
+    contentType: json ? 'application/json' : 'application/x-protobuf',
+    ...(config.tls === undefined ? {} : { tls: config.tls }),
+  };
+  const transport =
+    config.protocol === 'grpc'
+      ? (await import('./metric-transport-grpc.js')).grpcMetricTransport(transportOptions)
+      : httpMetricTransport(transportOptions);
+  return new OtlpMetricExporter(
+    transport,
+    json ? JsonMetricsSerializer : ProtobufMetricsSerializer,
+    config.timeoutMs,
+    config.temporality,
+  );
 }
 
 function metricsUrl(env: NodeJS.ProcessEnv, tracesUrl: string, sameGrpcServer: boolean): string {

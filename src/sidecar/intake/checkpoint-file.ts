@@ -15,6 +15,12 @@ export interface Checkpoint {
   /** Byte offset up to which every tool call's span was exported. */
   offset: number;
   /**
+   * Byte offset up to which lines were read (and their calls measured): a restart reads again
+   * from `offset`, and does not measure the calls that end before this a second time. Absent in
+   * checkpoints written by earlier versions.
+   */
+  read?: number;
+  /**
    * The file's first bytes when the checkpoint was written: a file truncated and written again
    * keeps its inode, not these. Absent in checkpoints written by earlier versions.
    */
@@ -162,6 +168,8 @@ function parseCheckpoint(text: string): Checkpoint | undefined {
     return undefined;
   }
   const checkpoint: Checkpoint = { path: value.path, inode: value.inode!, offset: value.offset! };
+  if (Number.isSafeInteger(value.read) && value.read! >= value.offset!)
+    checkpoint.read = value.read!;
   if (value.fingerprint === undefined) return checkpoint;
   return isFingerprint(value.fingerprint)
     ? { ...checkpoint, fingerprint: value.fingerprint }

@@ -45,14 +45,18 @@ export class FollowedFile {
   #timer: NodeJS.Timeout | undefined;
   #saving: Promise<void> = Promise.resolve();
   #writeFailing = false;
+  /** How far the run before a restart read the file (the checkpoint's `read`), until resumed. */
+  #readBefore: number | undefined;
 
   private constructor(
     options: FollowedFileOptions,
     checkpointFile: CheckpointFile | undefined,
     start: TailStart | undefined,
+    readBefore: number | undefined,
   ) {
     this.#options = options;
     this.#checkpointFile = checkpointFile;
+    this.#readBefore = readBefore;
     this.#tailer = new FileTailer({
       path: options.path,
       ...(start === undefined ? {} : { start }),
@@ -82,7 +86,7 @@ export class FollowedFile {
   static async open(options: FollowedFileOptions): Promise<FollowedFile> {
     await checkFollowable(options.path);
     if (options.checkpointPath === undefined)
-      return new FollowedFile(options, undefined, undefined);
+      return new FollowedFile(options, undefined, undefined, undefined);
     const checkpointFile = new CheckpointFile(options.checkpointPath);
     await checkpointFile.checkWritable();
     let saved;
@@ -93,15 +97,16 @@ export class FollowedFile {
     } else {
       saved = await checkpointFile.read();
     }
+    const resumed = saved !== undefined && saved.path === options.path ? saved : undefined;
     const start =
-      saved !== undefined && saved.path === options.path
-        ? {
-            inode: saved.inode,
-            offset: saved.offset,
-            ...(saved.fingerprint === undefined ? {} : { fingerprint: saved.fingerprint }),
-          }
-        : undefined;
-    return new FollowedFile(options, checkpointFile, start);
+      resumed === undefined
+        ? undefined
+        : {
+            inode: resumed.inode,
+            offset: resumed.offset,
+            ...(resumed.fingerprint === undefined ? {} : { fingerprint: resumed.fingerprint }),
+          };
+    return new FollowedFile(options, checkpointFile, start, resumed?.read);
   }
 
   /** Spans holding the checkpoint back. */
@@ -142,6 +147,7 @@ export class FollowedFile {
       path: this.#options.path,
       inode: this.#inode,
       offset,
+      read: tracker.read,
       fingerprint: this.#tailer.fingerprint,
     };
     // One write at a time, in order: a slow disk must not let an older offset land last.
@@ -192,7 +198,10 @@ export class FollowedFile {
     this.#inode = inode;
     if (this.#checkpointFile !== undefined) {
       // Spans of the previous generation still release their pins into the old tracker.
-      this.#tracker = new CheckpointTracker(offset);
+      // Only the file resumed at the checkpoint was read before: a new generation was not.
+      const readBefore = reason === 'resumed' ? this.#readBefore : undefined;
+      this.#readBefore = undefined;
+      this.#tracker = new CheckpointTracker(offset, undefined, readBefore);
       pipeline.setFallbackTracker(this.#tracker);
     }
     this.#source = pipeline.source('file', this.#tracker);

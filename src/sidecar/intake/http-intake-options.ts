@@ -1,5 +1,6 @@
 import type { IntakeOutcome } from '../pipeline/index.js';
 import type { ClientTokens } from './client-tokens.js';
+import type { RefusalLog } from './refusal-log.js';
 
 /** What the HTTP intake counts, for `/metrics` ({@link SidecarMetrics} implements it). */
 export interface HttpIntakeMetrics {
@@ -55,7 +56,7 @@ export interface HttpIntakeOptions {
    */
   maxInflightBytes?: number;
   /** Decodes and replays an NDJSON body sent by `client` (`''` without tokens). */
-  ingest: (body: Buffer, client: string) => Promise<IntakeOutcome>;
+  ingest: (body: readonly Buffer[], client: string) => Promise<IntakeOutcome>;
   /** While true, `POST /v1/events` answers 429 with `Retry-After` and `/readyz` 503. */
   isFull: () => boolean;
   /** Whether the sidecar is ready to take events (for `/readyz`). */
@@ -64,6 +65,8 @@ export interface HttpIntakeOptions {
   renderMetrics: () => string;
   /** Where refusals and connections are counted. @default nowhere */
   metrics?: HttpIntakeMetrics;
+  /** Where the first refusal of each client and reason is logged. @default nowhere */
+  refusals?: RefusalLog;
   /**
    * Seconds a client is told to wait when the queue is full.
    * @default 1

@@ -1,7 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
 import type { IntakeOutcome } from '../pipeline/index.js';
 import {
   busy,
@@ -14,9 +12,8 @@ import {
   type Refusal,
 } from './http-answer.js';
 import { ConnectionLimiter } from './connection-limiter.js';
+import { gunzipChunks, InflatedTooLargeError } from './gunzip-chunks.js';
 import { HTTP_INTAKE_DEFAULTS, type HttpIntakeOptions } from './http-intake-options.js';
-
-const gunzipAsync = promisify(gunzip);
 
 /** How long a turned-away client's body is still read before its connection is cut. */
 const TURN_AWAY_MS = 1000;
@@ -239,8 +236,8 @@ export class HttpIntake {
         this.#refuse(response, refusal);
         return;
       }
-      const body = Buffer.concat(chunks, size);
-      chunks.length = 0;
+      // Kept as the chunks it came in: joining 16 MiB would hold the event loop on its own.
+      const body = chunks.splice(0);
       void this.#accept(request, response, body, client, (bytes) => {
         this.#hold(bytes);
         held += bytes;
@@ -252,20 +249,20 @@ export class HttpIntake {
   async #accept(
     request: IncomingMessage,
     response: ServerResponse,
-    body: Buffer,
+    body: Buffer[],
     client: string,
     hold: (bytes: number) => void,
   ): Promise<void> {
     let events = body;
     if (contentEncoding(request) === 'gzip') {
       try {
-        events = await gunzipAsync(body, { maxOutputLength: this.#maxBodyBytes });
+        events = await gunzipChunks(body, this.#maxBodyBytes);
       } catch (error) {
-        const status = error instanceof RangeError ? 413 : 400;
+        const status = error instanceof InflatedTooLargeError ? 413 : 400;
         this.#refuse(response, { status, message: `gzip: ${(error as Error).message}` });
         return;
       }
-      hold(events.length);
+      hold(events.reduce((sum, chunk) => sum + chunk.length, 0));
     }
     if (!this.#ingesting) {
       this.#refuse(response, shuttingDown(this.#retryAfterSeconds));
@@ -375,6 +372,16 @@ export class HttpIntake {
   #refuse(response: ServerResponse, refusal: Refusal): void {
     if (response.headersSent) return;
     this.#options.metrics?.httpRefused(refusal.status);
+    const request = response.req;
+    this.#options.refusals?.refused(
+      {
+        method: request.method ?? '',
+        path: (request.url ?? '/').split('?')[0] ?? '',
+        remoteAddress: request.socket.remoteAddress ?? '',
+        client: this.#clientOf(request),
+      },
+      refusal,
+    );
     refuse(response, refusal);
   }
 

@@ -8,6 +8,7 @@ import { HttpIntake } from './http-intake.js';
 import { ClientTokens, type ClientToken } from './client-tokens.js';
 import { isLoopbackHost, type ListenAddress } from './listen-address.js';
 import { ReadAheadFile } from './read-ahead-file.js';
+import { RefusalLog } from './refusal-log.js';
 import { StdinSource } from './stdin-source.js';
 
 /** Options for {@link Intakes.open}. */
@@ -105,6 +106,8 @@ export class Intakes {
     );
     const tokens = await ClientTokens.load(options.tokens, options.tokenFile);
     const listeners: HttpIntake[] = [];
+    // One log for every listener: a client refused on two addresses is logged once.
+    const refusals = new RefusalLog(options.log);
     try {
       for (const address of options.listen) {
         listeners.push(
@@ -119,6 +122,7 @@ export class Intakes {
             isFull: options.isFull,
             isReady: options.isReady,
             renderMetrics: options.renderMetrics,
+            refusals,
             ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
           }),
         );

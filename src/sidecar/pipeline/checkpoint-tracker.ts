@@ -30,6 +30,7 @@ export class CheckpointTracker {
   #cuts: number[];
   #lineEnd: number;
   #saved: number;
+  readonly #readBefore: number;
   /** Root offsets by event id and by call key (`\u0001` + session + call id), two generations. */
   #roots = new Map<string, number>();
   #previousRoots = new Map<string, number>();
@@ -37,16 +38,31 @@ export class CheckpointTracker {
   #orphans = new Map<string, number>();
   #previousOrphans = new Map<string, number>();
 
-  constructor(startOffset: number, maxRemembered = 100_000) {
+  /**
+   * @param readBefore - how far the run before a restart read (the checkpoint's `read`): lines
+   * that end there or before are read again only to export their calls whole.
+   */
+  constructor(startOffset: number, maxRemembered = 100_000, readBefore = startOffset) {
     this.#cuts = [startOffset];
     this.#lineEnd = startOffset;
     this.#saved = startOffset;
     this.#maxRemembered = maxRemembered;
+    this.#readBefore = readBefore;
   }
 
   /** Stream position just past the last line handled. */
   get lineEnd(): number {
     return this.#lineEnd;
+  }
+
+  /** How far lines were read, by this run or the one before: what the checkpoint's `read` says. */
+  get read(): number {
+    return Math.max(this.#lineEnd, this.#readBefore);
+  }
+
+  /** Whether the line ending at `lineEnd` was read by the run before a restart. */
+  readBefore(lineEnd: number): boolean {
+    return lineEnd <= this.#readBefore;
   }
 
   /** How many spans hold the checkpoint back. */

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ROOT_CONTEXT, trace, TraceFlags, type Context } from '@opentelemetry/api';
 import { newEventId, type BusEvent, type EventBus, type EventInit } from '../../bus/index.js';
-import { ATTR_END_REASON, callKey } from '../../otel/internal.js';
+import { ATTR_END_REASON, ATTR_INFLIGHT, callKey } from '../../otel/internal.js';
 import {
   IO_SESSION_START,
   TOOL_INVOKE,
@@ -50,8 +50,12 @@ interface Dispatch {
   root: number;
 }
 
-/** Bytes of a request body replayed between two turns of the event loop (about 200 lines). */
-export const BODY_SLICE_BYTES = 64 * 1024;
+/**
+ * Bytes of a request body replayed between two turns of the event loop (about 100 lines): a
+ * slice takes about a millisecond, so a probe waits a few of them at most, even on a machine
+ * whose cores are shared.
+ */
+export const BODY_SLICE_BYTES = 16 * 1024;
 
 /** What a span is pinned under in its tracker: not the span, which may then die young. */
 interface PinReceipt {
@@ -83,6 +87,7 @@ export class EventPipeline {
   readonly #traceparents = new Map<string, Context>();
   /** The line being replayed; `undefined` between lines (a timer releasing held events). */
   #dispatch: Dispatch | undefined;
+  #replaying = false;
   /** Where spans started outside any line are pinned: the checkpointed file, if any. */
   #fallbackTracker: CheckpointTracker | undefined;
   /** The receipt each pinned span, not ended yet, is pinned under. */
@@ -124,6 +129,14 @@ export class EventPipeline {
       ? ''
       : event.id;
 
+  /**
+   * Whether the line being replayed was read by the run before a restart (its file's
+   * checkpoint says how far that run read): its calls are exported again, not measured again.
+   */
+  get replaying(): boolean {
+    return this.#replaying;
+  }
+
   /** The parent an envelope's `traceparent` gave a tool call, for the subscriber. */
   parentContext = (event: BusEvent): Context | undefined => {
     const context = this.#traceparents.get(event.id);
@@ -149,13 +162,17 @@ export class EventPipeline {
   /**
    * What export keeps of an ended span to release its pin once exported ({@link spanExported}):
    * `undefined` when nothing is pinned, or when the span was ended by shutdown, which keeps its
-   * pin: the call is not over, and a restart must read it again to export it whole.
+   * pin: the call is not over, and a restart must read it again to export it whole. (With the
+   * sidecar's derived ids such a call is not ended at all, which keeps its pin just the same;
+   * the snapshot exported in its place, `tooltrace.inflight`, lets go of its own.)
    */
   spanEnded(span: { attributes: Record<string, unknown> }): object | undefined {
     const receipt = this.#pinned.get(span);
     if (receipt === undefined) return undefined;
     this.#pinned.delete(span);
-    return span.attributes[ATTR_END_REASON] === 'shutdown' ? undefined : receipt;
+    const cut =
+      span.attributes[ATTR_END_REASON] === 'shutdown' && span.attributes[ATTR_INFLIGHT] !== true;
+    return cut ? undefined : receipt;
   }
 
   /** Releases the pin of an exported span, by what {@link spanEnded} gave for it. */
@@ -194,15 +211,17 @@ export class EventPipeline {
   }
 
   /**
-   * Decodes and replays a whole NDJSON body (one HTTP request) and resolves with what became of
-   * it. The body is replayed {@link BODY_SLICE_BYTES} at a time with a turn of the event loop
-   * between slices: a 16 MiB body takes about a second of CPU, and probes and other clients
-   * must not wait for it. The queue budget is charged line by line: once `isFull()` says so
-   * after a line, the lines after it are left unread (counted in `unread`), so no single request
-   * can overshoot the budget by more than the spans one line ends.
+   * Decodes and replays a whole NDJSON body (one HTTP request), given as the chunks it arrived
+   * in (never joined: copying 16 MiB into one buffer alone held the event loop for 100 ms on a
+   * loaded machine), and resolves with what became of it. The body is replayed
+   * {@link BODY_SLICE_BYTES} at a time with a turn of the event loop between slices: a 16 MiB
+   * body takes about a second of CPU, and probes and other clients must not wait for it. The
+   * queue budget is charged line by line: once `isFull()` says so after a line, the lines after
+   * it are left unread (counted in `unread`), so no single request can overshoot the budget by
+   * more than the spans one line ends.
    */
   async ingestBody(
-    body: Uint8Array,
+    body: Uint8Array | readonly Uint8Array[],
     sourceName: string,
     client = '',
     isFull?: () => boolean,
@@ -232,9 +251,13 @@ export class EventPipeline {
         else count('too_large');
       },
     });
-    for (let start = 0; start < body.length; start += BODY_SLICE_BYTES) {
-      if (start > 0) await yieldToEventLoop();
-      splitter.push(body.subarray(start, start + BODY_SLICE_BYTES));
+    let first = true;
+    for (const chunk of body instanceof Uint8Array ? [body] : body) {
+      for (let start = 0; start < chunk.length; start += BODY_SLICE_BYTES) {
+        if (!first) await yieldToEventLoop();
+        first = false;
+        splitter.push(chunk.subarray(start, start + BODY_SLICE_BYTES));
+      }
     }
     splitter.end();
     return { accepted, rejected, unread };
@@ -254,6 +277,7 @@ export class EventPipeline {
       tracker?.lineDone(lineStart, lineEnd);
       return result.reason;
     }
+    if (result.droppedFields !== undefined) this.#countDropped(result);
     return this.#replay(result, sourceName, tracker, lineStart, lineEnd, client);
   }
 
@@ -268,6 +292,7 @@ export class EventPipeline {
       this.#metrics.rejected(result.reason);
       return result;
     }
+    if (result.droppedFields !== undefined) this.#countDropped(result);
     const replayed = this.#replay(result, sourceName, undefined, 0, 0);
     if (replayed === true) return true;
     this.#metrics.rejected(replayed);
@@ -276,6 +301,20 @@ export class EventPipeline {
       reason: replayed as DecodeFailure['reason'],
       message: 'the bus refused it',
     };
+  }
+
+  /**
+   * Counts the fields a line lost to their type, by event type and field, and says each
+   * (type, field) once on the log, with what was wrong: the line itself went through.
+   */
+  #countDropped(result: DecodeSuccess): void {
+    const type = result.event.type;
+    for (const { field, message } of result.droppedFields!) {
+      if (!this.#metrics.fieldDropped(type, field)) continue;
+      this.#log(
+        `tooltrace sidecar: a ${type} line has ${message}; the field is left out and the event kept (counted in tooltrace_fields_dropped_total, reported once per field)`,
+      );
+    }
   }
 
   /** Replays a decoded line: `true`, or the reason it was rejected (not yet counted). */
@@ -313,10 +352,12 @@ export class EventPipeline {
     }
     const root = tracker?.rootOf(lineStart, init, result.hasEventId ? init.id! : '') ?? 0;
     this.#dispatch = tracker === undefined ? UNTRACKED : { tracker, root };
+    this.#replaying = tracker?.readBefore(lineEnd) ?? false;
     try {
       return this.#emit(init, sourceName);
     } finally {
       this.#dispatch = undefined;
+      this.#replaying = false;
       tracker?.lineDone(root, lineEnd);
     }
   }

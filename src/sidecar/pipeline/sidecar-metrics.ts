@@ -4,6 +4,13 @@ import { REJECT_REASONS } from '../../wire/index.js';
 /** Upper bounds, in seconds, of the export latency histogram buckets. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/**
+ * Most (event type, field) pairs whose dropped fields are counted apart; beyond them (only a
+ * producer inventing event types could get there) they are counted under `OTHER`.
+ */
+const MAX_DROPPED_FIELD_SERIES = 200;
+const OTHER = '(other)';
+
 /** Values read at scrape time rather than counted. */
 export interface SidecarGauges {
   openSpans: () => number;
@@ -37,6 +44,8 @@ export class SidecarMetrics {
   #httpConnections = 0;
   #httpInflightBytes = 0;
   readonly #httpDropped = { evicted: 0, turned_away: 0 };
+  /** Fields left out of accepted lines, by event type and field (`type` NUL `field`). */
+  readonly #fieldsDropped = new Map<string, number>();
 
   /** Connects the gauges read at scrape time. */
   setGauges(gauges: SidecarGauges): void {
@@ -79,6 +88,21 @@ export class SidecarMetrics {
     this.#rejected.set(reason, (this.#rejected.get(reason) ?? 0) + count);
   }
 
+  /**
+   * Counts a field of the wrong type left out of an accepted line of `type` (see the wire's
+   * `DroppedField`); `true` the first time this type and field were counted, for a report once.
+   */
+  fieldDropped(type: string, field: string): boolean {
+    let key = `${type}\u0000${field}`;
+    let count = this.#fieldsDropped.get(key);
+    if (count === undefined && this.#fieldsDropped.size >= MAX_DROPPED_FIELD_SERIES) {
+      key = `${OTHER}\u0000${OTHER}`;
+      count = this.#fieldsDropped.get(key);
+    }
+    this.#fieldsDropped.set(key, (count ?? 0) + 1);
+    return count === undefined;
+  }
+
   /** Counts spans the exporter accepted, with how long the request took. */
   exported(spans: number, latencyMs: number): void {
     this.#spansExported += spans;
@@ -119,6 +143,11 @@ export class SidecarMetrics {
     received: number;
     rejected: Record<string, number>;
     spansExported: number;
+    /**
+     * Fields of the wrong type left out of accepted lines, by `"{event type} {field}"`
+     * (`"subagent.complete payload.Iterations"`); the events themselves went through.
+     */
+    fieldsDropped: Record<string, number>;
     /** Spans dropped after a permanent export failure, by status. */
     spansDropped: Record<string, number>;
     spansRejected: number;
@@ -129,6 +158,9 @@ export class SidecarMetrics {
     return {
       received,
       rejected: Object.fromEntries([...this.#rejected].filter(([, count]) => count > 0)),
+      fieldsDropped: Object.fromEntries(
+        [...this.#fieldsDropped].map(([key, count]) => [key.replace('\u0000', ' '), count]),
+      ),
       spansExported: this.#spansExported,
       spansDropped: Object.fromEntries(this.#spansDropped),
       spansRejected: this.#spansRejected,
@@ -153,6 +185,11 @@ export class SidecarMetrics {
       'tooltrace.sidecar.events.rejected',
       '{event}',
       'Event lines rejected, by reason.',
+    );
+    const fieldsDropped = counter(
+      'tooltrace.sidecar.fields.dropped',
+      '{field}',
+      'Fields of the wrong type left out of accepted event lines, by event type and field.',
     );
     const exported = counter(
       'tooltrace.sidecar.spans.exported',
@@ -186,6 +223,10 @@ export class SidecarMetrics {
       (result) => {
         for (const [source, count] of this.#received) result.observe(received, count, { source });
         for (const [reason, count] of this.#rejected) result.observe(rejected, count, { reason });
+        for (const [key, count] of this.#fieldsDropped) {
+          const [type, field] = key.split('\u0000') as [string, string];
+          result.observe(fieldsDropped, count, { event_type: type, field });
+        }
         result.observe(exported, this.#spansExported);
         result.observe(failed, this.#exportFailures);
         for (const [status, count] of this.#spansDropped) {
@@ -195,7 +236,7 @@ export class SidecarMetrics {
         result.observe(queue, this.#gauges?.queueDepth() ?? 0);
         result.observe(open, this.#gauges?.openSpans() ?? 0);
       },
-      [received, rejected, exported, failed, dropped, rejectedSpans, queue, open],
+      [received, rejected, fieldsDropped, exported, failed, dropped, rejectedSpans, queue, open],
     );
   }
 
@@ -212,6 +253,17 @@ export class SidecarMetrics {
     family('tooltrace_events_rejected_total', 'counter', 'Event lines rejected, by reason.');
     for (const [reason, count] of this.#rejected) {
       lines.push(`tooltrace_events_rejected_total{reason="${label(reason)}"} ${count}`);
+    }
+    family(
+      'tooltrace_fields_dropped_total',
+      'counter',
+      'Fields of the wrong type left out of accepted event lines, by event type and field.',
+    );
+    for (const [key, count] of this.#fieldsDropped) {
+      const [type, field] = key.split('\u0000') as [string, string];
+      lines.push(
+        `tooltrace_fields_dropped_total{event_type="${label(type)}",field="${label(field)}"} ${count}`,
+      );
     }
     family(
       'tooltrace_ids_reused_total',

@@ -10,6 +10,7 @@ import {
 } from '../../otel/index.js';
 import { ClientAttributeProcessor } from './client-attribute-processor.js';
 import type { EventPipeline } from './event-pipeline.js';
+import { replayAwareMeterProvider } from './replay-aware-meter-provider.js';
 
 /** Records nothing: the sidecar never falls back to a global meter provider. */
 const NO_METRICS: MeterProvider = { getMeter: () => createNoopMeter() };
@@ -63,6 +64,9 @@ export function traceSidecarBus(options: SidecarTracingOptions): ToolCallTracing
     idGenerator,
     stableEventId: pipeline.stableEventId,
     parentContext: pipeline.parentContext,
-    meterProvider: options.meterProvider ?? NO_METRICS,
+    meterProvider:
+      options.meterProvider === undefined
+        ? NO_METRICS
+        : replayAwareMeterProvider(options.meterProvider, () => pipeline.replaying),
   });
 }

@@ -1,0 +1,25 @@
+/**
+ * The attribute names and values of the OpenTelemetry MCP conventions (semantic-conventions-genai
+ * `docs/gen-ai/mcp.md`, Development status) that tooltrace writes, kept here rather than imported
+ * from an unstable entry point.
+ */
+
+/** The JSON-RPC method: `tools/call`. */
+export const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
+/** The MCP session, when the transport has one (Streamable HTTP). */
+export const ATTR_MCP_SESSION_ID = 'mcp.session.id';
+/** The MCP protocol version in use. */
+export const ATTR_MCP_PROTOCOL_VERSION = 'mcp.protocol.version';
+/** The JSON-RPC id of the request, as a string. */
+export const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
+/** The JSON-RPC error code of a failed request, as a string. */
+export const ATTR_RPC_RESPONSE_STATUS_CODE = 'rpc.response.status_code';
+/** `pipe` for stdio, `tcp` for HTTP. */
+export const ATTR_NETWORK_TRANSPORT = 'network.transport';
+/** What the tool does, as the server describes it. */
+export const ATTR_GEN_AI_TOOL_DESCRIPTION = 'gen_ai.tool.description';
+
+/** The method of a tool call. */
+export const METHOD_TOOLS_CALL = 'tools/call';
+/** `error.type` of a `CallToolResult` with `isError`. */
+export const ERROR_TYPE_TOOL_ERROR = 'tool_error';

@@ -1,0 +1,205 @@
+import { randomBytes } from 'node:crypto';
+import { context, propagation } from '@opentelemetry/api';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { AnySchema, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type {
+  CallToolResult,
+  ServerNotification,
+  ServerRequest,
+  ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
+import { EventBus } from '../bus/index.js';
+import type { ToolAttributeValue, ToolCall } from '../events/index.js';
+import type { ChannelTool, ToolEvent } from '../streamtool/index.js';
+import { bridge } from '../streamtool/index.js';
+import { runAsInvokeHandler } from '../streamtool/run-as-invoke-handler.js';
+import { messageOf, toolOutput } from '../streamtool/tool-output.js';
+import {
+  ATTR_JSONRPC_REQUEST_ID,
+  ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_SESSION_ID,
+  ATTR_NETWORK_TRANSPORT,
+  METHOD_TOOLS_CALL,
+} from './mcp-attribute-names.js';
+import { networkTransportOf } from './network-transport.js';
+import { ProgressNotifier } from './progress-notifier.js';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** A {@link ChannelTool} with what an MCP client is told about it. */
+export interface McpServedTool {
+  /** The tool; its `name` is the name clients call it by. */
+  tool: ChannelTool;
+  /** A human-readable name for clients' lists. */
+  title?: string;
+  /** What the tool does, for the model; also the span's `gen_ai.tool.description`. */
+  description?: string;
+  /**
+   * The arguments, as `McpServer.registerTool` takes them (a Zod object or raw shape): clients
+   * see it as the tool's JSON Schema, and calls are checked against it. Without one, the tool is
+   * listed as taking no arguments and receives `{}`.
+   */
+  inputSchema?: ZodRawShapeCompat | AnySchema;
+  /** Hints for clients (`readOnlyHint`, `destructiveHint`, …), passed on as they are. */
+  annotations?: ToolAnnotations;
+}
+
+/** Options for {@link serveMcpTools}. */
+export interface ServeMcpToolsOptions {
+  /**
+   * The bus each call is emitted on (`tool.invoke`, its stream, `tool.result`), so a tracer on it
+   * draws the call; its span continues the trace context the client sent in `params._meta`.
+   * Without one, calls run on a private bus nobody watches.
+   */
+  bus?: EventBus;
+  /**
+   * `source` of the events each call emits.
+   * @default 'mcp.server'
+   */
+  source?: string;
+  /**
+   * `network.transport` on each call's span.
+   * @default `pipe` for stdio, `tcp` for Streamable HTTP, none for others
+   */
+  networkTransport?: string;
+}
+
+/**
+ * Serves `tools` on `server` (an `McpServer`, before it connects), each under its `name`. A call
+ * runs the tool through `bridge`: its `progress` events become `notifications/progress` when the
+ * client sent a progress token (a known fraction as `progress` with `total` 1), its `partial`
+ * events progress notifications whose `message` is the partial,
+ * its final payload the result (a string as one text item, an object as its JSON text and as
+ * `structuredContent`, a `CallToolResult` as it is), and a failure a result with `isError`. A
+ * client's `notifications/cancelled` aborts the tool. With a `bus`, the call's `tool.invoke`
+ * carries `mcp.method.name`, `jsonrpc.request.id`, `mcp.session.id` and `network.transport` as
+ * span attributes, and is emitted inside the context extracted from `params._meta` through the
+ * configured propagators. Returns the registered tools.
+ */
+export function serveMcpTools(
+  server: McpServer,
+  tools: readonly (ChannelTool | McpServedTool)[],
+  options: ServeMcpToolsOptions = {},
+): RegisteredTool[] {
+  if (server === null || typeof server !== 'object' || typeof server.registerTool !== 'function') {
+    throw new TypeError('server must be an McpServer');
+  }
+  const given: unknown = tools;
+  if (!Array.isArray(given)) throw new TypeError('tools must be an array of ChannelTools');
+  const bus = options.bus ?? new EventBus();
+  const source = options.source ?? 'mcp.server';
+  return tools.map((entry) => {
+    const served: McpServedTool = 'tool' in entry ? entry : { tool: entry };
+    const tool = served.tool;
+    if (tool === null || typeof tool !== 'object' || typeof tool.stream !== 'function') {
+      throw new TypeError('each tool must be a ChannelTool (name and stream) or { tool, … }');
+    }
+    const serve = (input: Record<string, unknown>, extra: Extra): Promise<CallToolResult> =>
+      serveCall(bus, source, served, input, extra, networkOf(server, options));
+    const config = {
+      title: served.title,
+      description: served.description,
+      inputSchema: served.inputSchema,
+      annotations: served.annotations,
+    };
+    // With a schema the SDK passes (arguments, extra), without one just (extra).
+    return served.inputSchema === undefined
+      ? server.registerTool(tool.name, config, (extra: Extra) => serve({}, extra))
+      : server.registerTool(tool.name, config, ((input: Record<string, unknown>, extra: Extra) =>
+          serve(input, extra)) as never);
+  });
+}
+
+/** One `tools/call`: the tool run through bridge, its stream sent as notifications. */
+async function serveCall(
+  bus: EventBus,
+  source: string,
+  served: McpServedTool,
+  input: Record<string, unknown>,
+  extra: Extra,
+  network: string | undefined,
+): Promise<CallToolResult> {
+  const name = served.tool.name;
+  const requestId = String(extra.requestId);
+  const attributes: Record<string, ToolAttributeValue> = {
+    [ATTR_MCP_METHOD_NAME]: METHOD_TOOLS_CALL,
+    [ATTR_JSONRPC_REQUEST_ID]: requestId,
+  };
+  if (extra.sessionId !== undefined) attributes[ATTR_MCP_SESSION_ID] = extra.sessionId;
+  if (network !== undefined) attributes[ATTR_NETWORK_TRANSPORT] = network;
+  const call: ToolCall = {
+    id: `mcp_${requestId}_${randomBytes(4).toString('hex')}`,
+    name,
+    arguments: input,
+    attributes,
+  };
+  if (served.description !== undefined) call.description = served.description;
+  const relay = new StreamRelay(served.tool, new ProgressNotifier(extra));
+  const parent = propagation.extract(context.active(), extra._meta ?? {});
+  try {
+    await context.with(parent, () =>
+      runAsInvokeHandler(bus, call, source, () =>
+        bridge(bus, relay, call, { signal: extra.signal, source }),
+      ),
+    );
+  } catch (error) {
+    return { content: [{ type: 'text', text: messageOf(error) }], isError: true };
+  }
+  return resultOf(relay.output);
+}
+
+/**
+ * The served tool as bridge runs it: every event passes through unchanged, and the stream is
+ * sent to the client on the way (awaited, so a slow client slows the tool rather than piling up
+ * notifications).
+ */
+class StreamRelay implements ChannelTool {
+  readonly name: string;
+  /** The final payload: `complete`'s, or the last partial's when the stream just ends. */
+  output: unknown;
+  readonly #tool: ChannelTool;
+  readonly #notifier: ProgressNotifier;
+
+  constructor(tool: ChannelTool, notifier: ProgressNotifier) {
+    this.name = tool.name;
+    this.#tool = tool;
+    this.#notifier = notifier;
+  }
+
+  async *stream(signal: AbortSignal, input: Record<string, unknown>): AsyncGenerator<ToolEvent> {
+    for await (const event of await this.#tool.stream(signal, input)) {
+      if (event?.kind === 'progress') {
+        await this.#notifier.progress(event.progress ?? -1, event.payload);
+      } else if (event?.kind === 'partial') {
+        this.output = event.payload;
+        await this.#notifier.partial(event.payload);
+      } else if (event?.kind === 'complete') {
+        this.output = event.payload;
+      }
+      yield event;
+    }
+  }
+}
+
+/** The `CallToolResult` for a tool's final payload. */
+function resultOf(payload: unknown): CallToolResult {
+  if (isCallToolResult(payload)) return payload;
+  const result: CallToolResult = { content: [{ type: 'text', text: toolOutput(payload) }] };
+  if (payload !== null && typeof payload === 'object' && !Array.isArray(payload)) {
+    result.structuredContent = payload as Record<string, unknown>;
+  }
+  return result;
+}
+
+function isCallToolResult(payload: unknown): payload is CallToolResult {
+  return (
+    payload !== null &&
+    typeof payload === 'object' &&
+    Array.isArray((payload as { content?: unknown }).content)
+  );
+}
+
+function networkOf(server: McpServer, options: ServeMcpToolsOptions): string | undefined {
+  return options.networkTransport ?? networkTransportOf(server.server.transport);
+}

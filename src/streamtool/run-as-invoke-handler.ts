@@ -1,0 +1,40 @@
+import type { BusEvent, EventBus } from '../bus/index.js';
+import { TOOL_INVOKE, type ToolCall } from '../events/index.js';
+
+/**
+ * Emits `tool.invoke` for `call` and runs `run` as one of its handlers, the way a
+ * `StreamingToolPlugin` runs a tool: after the subscribers that come first (the tracer, which
+ * starts the call's span and makes it active around every later handler), so what `run` starts,
+ * now or later from a promise, is a child of the invoke on the bus and runs inside the span.
+ * Returns what `run` returned; rethrows what it threw (the bus would only report it). Internal:
+ * the adapters (`mcp`, `ai-sdk`) answer their own calls with it.
+ */
+export function runAsInvokeHandler<R>(
+  bus: EventBus,
+  call: ToolCall,
+  source: string,
+  run: (event: BusEvent<ToolCall>) => R,
+): R {
+  let outcome: { value: R } | { error: unknown } | undefined;
+  const unsubscribe = bus.subscribe<ToolCall>(
+    TOOL_INVOKE,
+    (event) => {
+      try {
+        outcome = { value: run(event) };
+      } catch (error) {
+        outcome = { error };
+      }
+    },
+    { source, filter: (event) => event.payload === call },
+  );
+  let invoke: BusEvent<ToolCall>;
+  try {
+    invoke = bus.emit(TOOL_INVOKE, call, { source });
+  } finally {
+    unsubscribe();
+  }
+  // Not delivered only when another handler unsubscribed this one: the call still runs.
+  if (outcome === undefined) return run(invoke);
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
+}
