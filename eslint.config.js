@@ -42,6 +42,23 @@ const mayImport = {
   ],
 };
 
+/**
+ * Folders that other folders may import only through the barrels named here, never a file
+ * behind them: what `otel` shares is its public entry and the internals its sidecar and command
+ * need, so a file moved or renamed inside it breaks nothing outside.
+ */
+const barrels = {
+  otel: ['index.js', 'internal.js'],
+};
+
+/**
+ * Rooms inside a folder that must not import each other: each is built on the folder's shared
+ * core only (`otel/tool-calls` and `otel/agent` on the span core of `otel`).
+ */
+const siblingRooms = {
+  otel: ['tool-calls', 'agent'],
+};
+
 const topFolders = Object.keys(mayImport).filter((name) => !name.includes('/'));
 const sidecarRooms = ['intake', 'pipeline', 'export'];
 
@@ -84,7 +101,18 @@ const apisOnly = {
   message: 'tooltrace/otel loads nothing of OpenTelemetry but the API (its one peer dependency).',
 };
 
+const UPS = ['../', '../../', '../../../'];
+
 /** Specifiers that reach folder `name` of src from a file up to three folders deep. */
+const pathsTo = (name) => UPS.flatMap((up) => [`${up}${name}`, `${up}${name}/*`]);
+
+/** Specifiers that reach a file of folder `name` behind its barrels (any depth below it too). */
+const pastBarrels = (name) =>
+  UPS.flatMap((up) => [
+    `${up}${name}/**`,
+    ...barrels[name].map((barrel) => `!${up}${name}/${barrel}`),
+  ]);
+
 /**
  * The adapters (`tooltrace/mcp`, `tooltrace/ai-sdk`) load nothing of OpenTelemetry but the API
  * (context propagation, the active span); their SDKs are optional peers the user brings.
@@ -93,9 +121,6 @@ const adapterApiOnly = {
   group: ['@opentelemetry/*', '!@opentelemetry/api'],
   message: 'The adapters load nothing of OpenTelemetry but the API.',
 };
-
-const pathsTo = (name) =>
-  ['../', '../../', '../../../'].flatMap((up) => [`${up}${name}`, `${up}${name}/*`]);
 
 function layerRule(layer) {
   const [top, room] = layer.split('/');
@@ -106,6 +131,13 @@ function layerRule(layer) {
       group: pathsTo(name),
       message: `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar <- cli/demo; wire, forward, mcp and ai-sdk beside).`,
     }));
+  for (const name of Object.keys(barrels)) {
+    if (name === top || !allowedTop.includes(name)) continue;
+    patterns.push({
+      group: pastBarrels(name),
+      message: `src/${layer} imports src/${name} only through ${barrels[name].map((barrel) => `${name}/${barrel}`).join(' or ')}.`,
+    });
+  }
   if (room !== undefined) {
     const forbiddenRooms = sidecarRooms.filter(
       (name) => name !== room && !mayImport[layer].includes(name),
@@ -133,8 +165,40 @@ function layerRule(layer) {
   };
 }
 
+/**
+ * The rule for room `room` of folder `top`: the folder's own rule, plus no import of its
+ * sibling rooms (a later config replaces the rule's options, so it repeats the folder's).
+ */
+function siblingRule(top, room) {
+  const folderRule = layerRule(top);
+  const [, options] = folderRule.rules['no-restricted-imports'];
+  const siblings = siblingRooms[top].filter((name) => name !== room);
+  return {
+    files: [`src/${top}/${room}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...options.patterns,
+            {
+              group: siblings.flatMap((name) => [`../${name}`, `../${name}/*`]),
+              message: `src/${top}/${room} must not depend on ${siblings.map((name) => `src/${top}/${name}`).join(' or ')}: each is built on the shared core of src/${top}.`,
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
 /** One config per folder of src (the sidecar's rooms included), exported for the lint test. */
-export const layerRules = Object.keys(mayImport).map(layerRule);
+export const layerRules = [
+  ...Object.keys(mayImport).map(layerRule),
+  ...Object.entries(siblingRooms).flatMap(([top, rooms]) =>
+    rooms.map((room) => siblingRule(top, room)),
+  ),
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'coverage/**', 'node_modules/**', '.readme-blocks/**'] },

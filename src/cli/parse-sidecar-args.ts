@@ -1,7 +1,7 @@
 import { ConfigurationError } from '../errors/index.js';
 import type { SidecarOptions } from '../sidecar/index.js';
 import { parseHeaders } from '../sidecar/export/key-value-list.js';
-import { isEventTypePattern } from '../otel/event-type-filter.js';
+import { isEventTypePattern } from '../otel/internal.js';
 import { parseFlags } from './parse-flags.js';
 
 /** `tooltrace sidecar --help`. */

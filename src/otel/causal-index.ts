@@ -35,13 +35,16 @@ export class CausalIndex {
     this.#entries.set(id, parentId);
   }
 
-  /** Records an ended call's span under its `tool.invoke` event id or its call key. */
-  rememberEndedCall(key: string, spanContext: SpanContext): void {
+  /**
+   * Records an ended span under the id of the event that started it (a `tool.invoke`, an agent
+   * start event) or, for a tool call, its call key.
+   */
+  rememberEndedSpan(key: string, spanContext: SpanContext): void {
     this.#entries.set(key, spanContext);
   }
 
-  /** The span of the ended call remembered under `key` (invoke event id or call key), if any. */
-  endedCall(key: string): SpanContext | undefined {
+  /** The ended span remembered under `key` (start event id or call key), if any. */
+  endedSpan(key: string): SpanContext | undefined {
     if (key === '') return undefined;
     const entry = this.#entries.get(key);
     return typeof entry === 'object' ? entry : undefined;

@@ -1,5 +1,8 @@
 import type { RedactHook } from './redact.js';
 
+/** Turns an error message into what a span may show: cut and redacted, content capture or not. */
+export type MessageFilter = (message: string) => string;
+
 /** A character that marks text cut at the byte limit (3 bytes in UTF-8). */
 const ELLIPSIS = '\u2026';
 const ELLIPSIS_BYTES = 3;

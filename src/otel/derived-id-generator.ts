@@ -1,12 +1,9 @@
 import { randomFillSync } from 'node:crypto';
-import { prefixedHasher } from './stable-hash.js';
+import { derivedSpanId, derivedTraceId } from './span-keys.js';
 
 const POOL_BYTES = 4096;
 const pool = Buffer.allocUnsafe(POOL_BYTES);
 let poolOffset = POOL_BYTES;
-/** Ids are hashed from their key under a prefix, so trace and span ids of one key differ. */
-const traceHash = prefixedHasher('trace\u0000');
-const spanHash = prefixedHasher('span\u0000');
 
 function randomHex(bytes: number): string {
   for (;;) {
@@ -54,12 +51,12 @@ export class DerivedIdGenerator {
 
   /** The 32-hex-character trace id derived from `key`. */
   traceIdFor(key: string): string {
-    return traceHash(key, 4);
+    return derivedTraceId(key);
   }
 
   /** The 16-hex-character span id derived from `key`. */
   spanIdFor(key: string): string {
-    return spanHash(key, 2);
+    return derivedSpanId(key);
   }
 
   /**

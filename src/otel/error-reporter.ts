@@ -13,7 +13,8 @@ const DESCRIPTIONS: Record<SwallowedErrorKind, string> = {
 
 /**
  * Counts the failures the subscriber swallows so they never reach the bus, and reports the
- * first of each kind once through OpenTelemetry's `diag` logger; the rest only count.
+ * first of each kind once through OpenTelemetry's `diag` logger; the rest only count. Code that
+ * may throw into the bus runs through {@link ErrorReporter.contain}.
  */
 export class ErrorReporter {
   readonly counts: Record<SwallowedErrorKind, number> = {
@@ -23,6 +24,22 @@ export class ErrorReporter {
     export: 0,
   };
 
+  /**
+   * Runs `action(subject)`, containing what it throws: counted under `kind` and reported once.
+   * Takes its subject as an argument so that hot paths can pass a function made once instead of
+   * a closure per call. Returns whether the action completed.
+   */
+  contain<T>(kind: SwallowedErrorKind, action: (subject: T) => void, subject?: T): boolean {
+    try {
+      action(subject as T);
+      return true;
+    } catch (error) {
+      this.report(kind, error);
+      return false;
+    }
+  }
+
+  /** Counts a failure already caught under `kind`; the first of its kind goes to `diag`. */
   report(kind: SwallowedErrorKind, error: unknown): void {
     this.counts[kind] += 1;
     if (this.counts[kind] !== 1) return;

@@ -1,7 +1,7 @@
 import type { EventBus } from '../bus/index.js';
 import { ConfigurationError } from '../errors/index.js';
 import { resolveOptions, type TraceToolCallsOptions } from './options.js';
-import { ToolCallTracer } from './tool-call-tracer.js';
+import { TracingSubscriber } from './tracing-subscriber.js';
 import type { ToolCallTracingStats } from './tracing-stats.js';
 
 /** A running {@link traceToolCalls} subscriber. */
@@ -38,7 +38,7 @@ export function traceToolCalls(
       setting: 'bus',
     });
   }
-  const tracer = new ToolCallTracer(bus, resolveOptions(options));
+  const tracer = new TracingSubscriber(bus, resolveOptions(options));
   let shutdown: Promise<void> | undefined;
   return {
     stats: () => tracer.stats(),

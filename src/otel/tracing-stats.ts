@@ -1,6 +1,28 @@
 import type { EndReason } from './attribute-names.js';
-import type { AgentTracingStats } from './agent-tracer.js';
 import type { SwallowedErrorKind } from './error-reporter.js';
+
+/** Counters of the agent spans, part of `ToolCallTracingStats`. */
+export interface AgentTracingStats {
+  /** Turn, model-call, sub-agent and session spans open now. */
+  openSpans: number;
+  spansStarted: number;
+  /** Agent spans ended, by why. */
+  spansEnded: Record<EndReason, number>;
+  /** Model-call spans whose start was inferred (an `llm.response` without its `llm.request`). */
+  inferredStarts: number;
+  /** `llm.response` events that answered a model call `llm.stream.end` had already ended. */
+  responsesAfterStreamEnd: number;
+  /** Other bus events kept as span events. */
+  busEventsRecorded: number;
+  /** Other bus events only counted on their span (past `maxStreamEvents`). */
+  busEventsCoalesced: number;
+  /** Other bus events with no open span to go on (before any turn, after every end). */
+  busEventsUnattached: number;
+  /** Agent events seen twice (same start event id, same open turn, request or spawn id). */
+  duplicateEvents: number;
+  /** End events (`agent.turn.end`, `subagent.complete`) whose span was not open. */
+  unpairedEvents: number;
+}
 
 /** Counters of a {@link ToolCallTracing}, from {@link ToolCallTracing.stats}. */
 export interface ToolCallTracingStats {

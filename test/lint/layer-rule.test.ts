@@ -131,6 +131,49 @@ describe('the layer rule (eslint.config.js)', () => {
     ).toEqual([]);
   });
 
+  it.each([
+    [
+      'src/sidecar/pipeline/new-file.ts',
+      "import { ATTR_END_REASON } from '../../otel/attribute-names.js';",
+      /src\/sidecar\/pipeline imports src\/otel only through otel\/index.js or otel\/internal.js/,
+    ],
+    [
+      'src/cli/new-file.ts',
+      "import { ToolCallTracer } from '../otel/tool-calls/tool-call-tracer.js';",
+      /src\/cli imports src\/otel only through/,
+    ],
+    [
+      'src/otel/agent/new-file.ts',
+      "import { OpenCall } from '../tool-calls/open-call.js';",
+      /src\/otel\/agent must not depend on src\/otel\/tool-calls/,
+    ],
+    [
+      'src/otel/tool-calls/new-file.ts',
+      "import { AgentSpan } from '../agent/agent-span.js';",
+      /src\/otel\/tool-calls must not depend on src\/otel\/agent/,
+    ],
+    // The folder's own rule still holds in its rooms.
+    [
+      'src/otel/agent/new-file.ts',
+      "import { runSidecar } from '../../sidecar/index.js';",
+      /src\/otel must not depend on src\/sidecar/,
+    ],
+  ])(
+    'keeps otel behind its barrels and its two rooms apart (%s)',
+    async (filePath, code, message) => {
+      expect(await layerProblems(filePath, code)).toEqual([expect.stringMatching(message)]);
+    },
+  );
+
+  it('lets the barrels and the shared core through', async () => {
+    const barrels =
+      "import { traceToolCalls } from '../otel/index.js';\nimport { callKey } from '../otel/internal.js';";
+    expect(await layerProblems('src/sidecar/new-file.ts', barrels)).toEqual([]);
+    const core =
+      "import { SpanCore } from '../span-core.js';\nimport { EventBus } from '../../bus/index.js';";
+    expect(await layerProblems('src/otel/tool-calls/new-file.ts', core)).toEqual([]);
+  });
+
   it('lets the allowed directions through', async () => {
     expect(
       await layerProblems(

@@ -4,7 +4,7 @@ import {
   ATTR_STREAM_LAST_PROGRESS,
   ATTR_STREAM_PROGRESS,
   ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS,
-} from '../../otel/attribute-names.js';
+} from '../../otel/internal.js';
 
 /** tooltrace's own attributes whose values are fractional by nature: always doubles. */
 const FRACTIONAL_KEYS = [

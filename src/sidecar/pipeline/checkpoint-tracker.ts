@@ -1,5 +1,6 @@
 import type { EventInit } from '../../bus/index.js';
 import { TOOL_INVOKE, TOOL_RESULT } from '../../events/index.js';
+import { callKey } from '../../otel/internal.js';
 import { OffsetPins } from './offset-pins.js';
 
 /** Cut points kept at most; past it every other one is dropped (the checkpoint only lags). */
@@ -174,5 +175,6 @@ function callKeyOf(event: EventInit): string {
   const callId =
     event.type === TOOL_INVOKE || event.type === TOOL_RESULT ? payload.id : payload.tool_id;
   if (typeof callId !== 'string' || callId === '') return '';
-  return `\u0001${event.causation?.sessionId ?? ''}\u0000${callId}`;
+  // Marked so that a call key never equals an event id in the same map.
+  return `\u0001${callKey(event.causation?.sessionId ?? '', callId)}`;
 }

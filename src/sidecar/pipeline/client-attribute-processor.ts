@@ -1,6 +1,6 @@
 import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { ATTR_GEN_AI_CONVERSATION_ID } from '../../otel/attribute-names.js';
+import { ATTR_GEN_AI_CONVERSATION_ID } from '../../otel/internal.js';
 import { unscopedSession } from './client-scope.js';
 
 /** The span attribute naming the HTTP client (its token's name) a span's events came from. */

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ROOT_CONTEXT, trace, TraceFlags, type Context } from '@opentelemetry/api';
 import { newEventId, type BusEvent, type EventBus, type EventInit } from '../../bus/index.js';
-import { ATTR_END_REASON, ATTR_INFLIGHT } from '../../otel/attribute-names.js';
+import { ATTR_END_REASON, ATTR_INFLIGHT, callKey } from '../../otel/internal.js';
 import {
   IO_SESSION_START,
   TOOL_INVOKE,
@@ -417,7 +417,7 @@ export class EventPipeline {
     const payload = init.payload as { id?: unknown } | null | undefined;
     const callId = payload?.id;
     if (typeof callId !== 'string' || callId === '') return;
-    const key = `${init.causation?.sessionId ?? ''}\u0000${callId}`;
+    const key = callKey(init.causation?.sessionId ?? '', callId);
     if (this.#callKeys.seenBefore(key)) this.#reused('call_id', client, init);
   }
 

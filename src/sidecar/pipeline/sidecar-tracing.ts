@@ -6,7 +6,7 @@ import {
   DerivedIdGenerator,
   traceToolCalls,
   type ToolCallTracing,
-  type TraceBy,
+  type TraceToolCallsOptions,
 } from '../../otel/index.js';
 import { ClientAttributeProcessor } from './client-attribute-processor.js';
 import type { EventPipeline } from './event-pipeline.js';
@@ -15,8 +15,20 @@ import { replayAwareMeterProvider } from './replay-aware-meter-provider.js';
 /** Records nothing: the sidecar never falls back to a global meter provider. */
 const NO_METRICS: MeterProvider = { getMeter: () => createNoopMeter() };
 
+/** The `traceToolCalls` options the sidecar's settings choose; the rest it sets itself. */
+type ChosenTracingOptions = Pick<
+  TraceToolCallsOptions,
+  | 'captureContent'
+  | 'idleTimeoutMs'
+  | 'liveUpdates'
+  | 'liveIntervalMs'
+  | 'excludeEvents'
+  | 'traceBy'
+  | 'agentName'
+>;
+
 /** Options for {@link traceSidecarBus}. */
-export interface SidecarTracingOptions {
+export interface SidecarTracingOptions extends ChosenTracingOptions {
   bus: EventBus;
   pipeline: EventPipeline;
   /** Where ended spans go (the export room's processor). */
@@ -24,13 +36,6 @@ export interface SidecarTracingOptions {
   resource: Resource;
   /** Where the tool-call metrics go; `undefined` records none. */
   meterProvider?: MeterProvider | undefined;
-  captureContent?: boolean;
-  idleTimeoutMs?: number;
-  liveUpdates?: boolean;
-  liveIntervalMs?: number;
-  excludeEvents?: string[];
-  traceBy?: TraceBy;
-  agentName?: string;
 }
 
 /**
@@ -51,8 +56,10 @@ export function traceSidecarBus(options: SidecarTracingOptions): ToolCallTracing
   const tracerProvider: TracerProvider = {
     getTracer: (name, version, tracerOptions) => provider.getTracer(name, version, tracerOptions),
   };
-  const { pipeline } = options;
-  return traceToolCalls(options.bus, {
+  const { bus, pipeline, processor: _processor, resource: _resource, ...chosen } = options;
+  // `traceToolCalls` reads an option set to `undefined` as not given: its default applies.
+  return traceToolCalls(bus, {
+    ...chosen,
     tracerProvider,
     idGenerator,
     stableEventId: pipeline.stableEventId,
@@ -61,12 +68,5 @@ export function traceSidecarBus(options: SidecarTracingOptions): ToolCallTracing
       options.meterProvider === undefined
         ? NO_METRICS
         : replayAwareMeterProvider(options.meterProvider, () => pipeline.replaying),
-    ...(options.captureContent === undefined ? {} : { captureContent: options.captureContent }),
-    ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
-    ...(options.liveUpdates === undefined ? {} : { liveUpdates: options.liveUpdates }),
-    ...(options.liveIntervalMs === undefined ? {} : { liveIntervalMs: options.liveIntervalMs }),
-    ...(options.excludeEvents === undefined ? {} : { excludeEvents: options.excludeEvents }),
-    ...(options.traceBy === undefined ? {} : { traceBy: options.traceBy }),
-    ...(options.agentName === undefined ? {} : { agentName: options.agentName }),
   });
 }

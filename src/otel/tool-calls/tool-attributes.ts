@@ -4,8 +4,8 @@ import {
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_GEN_AI_TOOL_NAME,
-} from './attribute-names.js';
-import type { AttributeTarget } from './attribute-target.js';
+} from '../attribute-names.js';
+import type { AttributeTarget } from '../attribute-target.js';
 
 /**
  * The keys a tool's own attributes never set: the tracer's identity of the call, its outcome

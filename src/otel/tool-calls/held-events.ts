@@ -1,5 +1,5 @@
 import type { Context } from '@opentelemetry/api';
-import type { BusEvent } from '../bus/index.js';
+import type { BusEvent } from '../../bus/index.js';
 
 /** Stream events and a result that wait for their `tool.invoke`. */
 export interface HeldCall {

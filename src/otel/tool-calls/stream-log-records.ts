@@ -1,9 +1,9 @@
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import { TOOL_STREAM_PARTIAL, TOOL_STREAM_PROGRESS } from '../events/index.js';
-import { VERSION } from '../version.js';
-import { ATTR_GEN_AI_TOOL_CALL_ID, ATTR_GEN_AI_TOOL_NAME } from './attribute-names.js';
-import type { ContentCapture } from './content-capture.js';
-import type { LoggerProviderLike, StreamLogger } from './logger-provider.js';
+import { TOOL_STREAM_PARTIAL, TOOL_STREAM_PROGRESS } from '../../events/index.js';
+import { VERSION } from '../../version.js';
+import { ATTR_GEN_AI_TOOL_CALL_ID, ATTR_GEN_AI_TOOL_NAME } from '../attribute-names.js';
+import type { ContentCapture } from '../content-capture.js';
+import type { LoggerProviderLike, StreamLogger } from '../logger-provider.js';
 import type { OpenCall } from './open-call.js';
 import { payloadBytes } from './payload-bytes.js';
 import { streamEventAttributes } from './stream-event-attributes.js';

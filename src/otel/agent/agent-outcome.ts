@@ -16,8 +16,8 @@ import {
   ATTR_SUBAGENT_ITERATIONS,
   ERROR_TYPE_OTHER,
   EVENT_EXCEPTION,
-} from './attribute-names.js';
-import type { MessageFilter } from './span-outcome.js';
+} from '../attribute-names.js';
+import type { MessageFilter } from '../content-capture.js';
 
 const NANOS_PER_SECOND = 1e9;
 
@@ -37,9 +37,7 @@ export function applyLlmOutcome(
   const attributes: Attributes = {};
   if (fields.model !== '') attributes[ATTR_GEN_AI_RESPONSE_MODEL] = fields.model;
   setUsage(attributes, fields.usage);
-  chat.responseModel = fields.model;
-  chat.inputTokens = fields.usage.inputTokens;
-  chat.outputTokens = fields.usage.outputTokens;
+  chat.recordResponse(fields.model, fields.usage.inputTokens, fields.usage.outputTokens);
   if (fields.finishReason !== '') {
     attributes[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = [fields.finishReason];
   }
@@ -82,7 +80,7 @@ function failAgentSpan(
   filterMessage: MessageFilter,
 ): void {
   const type = errorType !== '' ? errorType : ERROR_TYPE_OTHER;
-  agent.errorType = type;
+  agent.fail(type);
   const shown = filterMessage(message);
   agent.span.setAttribute(ATTR_ERROR_TYPE, type);
   agent.span.addEvent(

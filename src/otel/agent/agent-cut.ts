@@ -5,9 +5,10 @@ import {
   ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_INFLIGHT,
   INFLIGHT_NAME_SUFFIX,
-} from './attribute-names.js';
+} from '../attribute-names.js';
+import { agentCutKey } from '../span-keys.js';
+import type { SpanOpener } from '../span-opener.js';
 import type { AgentSpan } from './agent-span.js';
-import type { SpanStarter } from './span-starter.js';
 
 /**
  * Exports an agent span still open at shutdown (a turn, a model call, a sub-agent, a session)
@@ -19,20 +20,19 @@ import type { SpanStarter } from './span-starter.js';
  * further is another snapshot. It carries no `gen_ai.operation.name`, so span metrics count
  * the span once, by its real end.
  */
-export function exportAgentCut(starter: SpanStarter, agent: AgentSpan, endUnixNano: bigint): void {
+export function exportAgentCut(opener: SpanOpener, agent: AgentSpan, endUnixNano: bigint): void {
   const attributes: Attributes = {
     [ATTR_INFLIGHT]: true,
     [ATTR_END_REASON]: 'shutdown',
   };
   if (agent.sessionId !== '') attributes[ATTR_GEN_AI_CONVERSATION_ID] = agent.sessionId;
   if (agent.agentName !== '') attributes[ATTR_GEN_AI_AGENT_NAME] = agent.agentName;
-  const spanId = agent.spanContext.spanId;
-  const snapshot = starter.open({
+  const snapshot = opener.open({
     name: `${agent.name}${INFLIGHT_NAME_SUFFIX}`,
     startTime: agent.hrTime(agent.startUnixNano),
     attributes,
     parentContext: trace.setSpanContext(ROOT_CONTEXT, agent.spanContext),
-    selfKey: `cut\u0000${spanId}\u0000${endUnixNano}`,
+    selfKey: agentCutKey(agent.spanContext.spanId, endUnixNano),
     // The parent is valid: no trace id is drawn.
     traceKey: () => '',
   });

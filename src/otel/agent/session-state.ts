@@ -1,4 +1,4 @@
-import type { BusEvent } from '../bus/index.js';
+import type { BusEvent } from '../../bus/index.js';
 import type { AgentSpan } from './agent-span.js';
 
 /**

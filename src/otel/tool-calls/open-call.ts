@@ -1,5 +1,5 @@
-import type { Attributes, HrTime, Span, SpanContext } from '@opentelemetry/api';
-import { TOOL_STREAM_PARTIAL, TOOL_STREAM_PROGRESS } from '../events/index.js';
+import type { Attributes, HrTime, Span } from '@opentelemetry/api';
+import { TOOL_STREAM_PARTIAL, TOOL_STREAM_PROGRESS } from '../../events/index.js';
 import {
   ATTR_STREAM_EVENTS_COALESCED,
   ATTR_STREAM_EVENTS_RECORDED,
@@ -9,13 +9,11 @@ import {
   ATTR_STREAM_PROGRESS_COUNT,
   ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS,
   toolSpanName,
-} from './attribute-names.js';
-import type { ScopeRunner } from '../bus/index.js';
-import { spanRunner } from './agent-span.js';
-import { AttributeCollector, type AttributeTarget } from './attribute-target.js';
-import { BusEventBudget } from './bus-event-budget.js';
-import type { ContentCapture } from './content-capture.js';
-import { byTime, hrTimeNear, millisecondsBetween } from './hr-time.js';
+} from '../attribute-names.js';
+import { OpenSpan } from '../open-span.js';
+import { AttributeCollector, type AttributeTarget } from '../attribute-target.js';
+import type { ContentCapture } from '../content-capture.js';
+import { byTime, millisecondsBetween } from '../hr-time.js';
 import { payloadBytes } from './payload-bytes.js';
 import { streamEventAttributes } from './stream-event-attributes.js';
 import { PARTIAL, StreamSampler, type StreamKind, type StreamMark } from './stream-sampler.js';
@@ -52,59 +50,59 @@ export function streamSettings(
   };
 }
 
+/** How an {@link OpenCall} is identified and placed, fixed when its span starts. */
+export interface OpenCallInit {
+  /** Id of the `tool.invoke` event, `''` when unknown (a journal without ids, or an orphan). */
+  readonly invokeId: string;
+  /** The tool call id (`tc_1`), `''` when the events carry none. */
+  readonly callId: string;
+  readonly sessionId: string;
+  /** Causal parent of the `tool.invoke`: where walks from this call's result continue. */
+  readonly parentLink: string;
+  /** Span id of the span's parent (`''` for a root): the agent span it keeps busy. */
+  readonly parentSpanId: string;
+  /** The tool's name (`''` when unknown). */
+  readonly toolName: string;
+  /** Agent id of the event that started the span, for in-flight snapshots. */
+  readonly agentId: string;
+  /** `gen_ai.agent.name` of the span, for in-flight snapshots. */
+  readonly agentName: string;
+  readonly startUnixNano: bigint;
+  /** `startUnixNano` as the span was started with it (the SDK keeps this array; read only). */
+  readonly startHrTime: HrTime;
+  /** Whether the span was started by stream events or a result, not by its `tool.invoke`. */
+  readonly orphan: boolean;
+}
+
 /**
  * One tool call whose span is open: the span, the stream summary, the sampler for span events,
  * and what deduplication needs. Stream events are deduplicated by sequence number (the contract
  * makes it monotonic per call from 1): a sequence above the highest seen is new; one below is
  * new only if it was skipped before (a bounded set of gaps), otherwise it is a duplicate. That
- * costs one comparison per in-order event instead of an id lookup.
+ * costs one comparison per in-order event instead of an id lookup. Its state changes only
+ * through its methods: it ends once, and learns a late invoke once.
  */
-export class OpenCall {
-  readonly span: Span;
-  readonly spanContext: SpanContext;
-  /** Id of the `tool.invoke` event, `''` when unknown (a journal without ids, or an orphan). */
-  invokeId: string;
-  /** The tool call id (`tc_1`), `''` when the events carry none. */
+export class OpenCall extends OpenSpan {
   readonly callId: string;
   readonly sessionId: string;
-  /** Causal parent of the `tool.invoke`: where walks from this call's result continue. */
-  parentLink: string;
-  readonly startUnixNano: bigint;
-  readonly #startHrTime: HrTime;
-  /** Time of the latest event of the call: where an abandoned or evicted span ends. */
-  lastUnixNano: bigint;
-  /** Subscriber clock (ms) of the latest event, for the idle timeout. */
-  lastActivity: number;
-  /** Whether the span was started by stream events or a result, not by its `tool.invoke`. */
   readonly orphan: boolean;
-  invokeLate = false;
-  ended = false;
-  /** The tool's name (`''` when unknown), for in-flight snapshots; a late invoke may set it. */
-  toolName: string;
-  /** Agent id of the event that started the span, for in-flight snapshots. */
   readonly agentId: string;
-  /** `gen_ai.agent.name` of the span, for in-flight snapshots. */
-  agentName = '';
-  /** Span id of the span's parent (`''` for a root): the agent span it keeps busy. */
-  parentSpanId = '';
-  /** `error.type` the call ended with, `''` for success; set by its outcome. */
-  errorType = '';
+  readonly agentName: string;
   /** The tool name the call was counted in flight under (a late invoke may rename it). */
-  meteredName = '';
+  readonly meteredName: string;
   /** Subscriber clock (ms) when the span started: when the call is due its first snapshot. */
   readonly openedAt: number;
-  /** In-flight snapshots exported so far. */
-  liveUpdates = 0;
-  /** Subscriber clock (ms) of the latest snapshot (attempted), else of the start. */
-  liveAt: number;
+  #invokeId: string;
+  #parentLink: string;
+  #toolName: string;
+  #invokeLate = false;
+  #liveUpdates = 0;
+  #liveAt: number;
   /**
    * {@link OpenCall.streamEventCount} at the latest snapshot (attempted), `-1` before the first:
    * a different count means the call changed since, and a call always "changed" at first.
    */
-  liveStreamEvents = -1;
-  /** Neighbours in the start-order list of `OpenCalls`. */
-  previous: OpenCall | undefined;
-  next: OpenCall | undefined;
+  #liveStreamEvents = -1;
 
   #partialCount = 0;
   #progressCount = 0;
@@ -123,60 +121,88 @@ export class OpenCall {
   /** The latest partial's payload, kept only with content capture, for in-flight snapshots. */
   #lastPartialPayload: unknown;
   readonly #settings: StreamSettings;
-  readonly #busEvents = new BusEventBudget();
-  #runner: ScopeRunner | undefined;
 
-  constructor(
-    span: Span,
-    start: {
-      invokeId: string;
-      callId: string;
-      sessionId: string;
-      parentId: string;
-      name: string;
-      startUnixNano: bigint;
-      event: { causation: { agentId: string } };
-    },
-    /** `start.startUnixNano` as the span was started with it (the SDK keeps it; read only). */
-    startHrTime: HrTime,
-    now: number,
-    orphan: boolean,
-    settings: StreamSettings,
-  ) {
-    const startUnixNano = start.startUnixNano;
-    this.span = span;
-    this.spanContext = span.spanContext();
-    this.invokeId = start.invokeId;
-    this.callId = start.callId;
-    this.sessionId = start.sessionId;
-    this.parentLink = start.parentId;
-    this.startUnixNano = startUnixNano;
-    this.#startHrTime = startHrTime;
-    this.lastUnixNano = startUnixNano;
-    this.lastActivity = now;
-    this.orphan = orphan;
-    this.#settings = settings;
-    this.toolName = start.name;
-    this.agentId = start.event.causation.agentId;
+  constructor(span: Span, init: OpenCallInit, now: number, settings: StreamSettings) {
+    super(span, init.parentSpanId, init.startUnixNano, init.startHrTime, now);
+    this.callId = init.callId;
+    this.sessionId = init.sessionId;
+    this.orphan = init.orphan;
+    this.agentId = init.agentId;
+    this.agentName = init.agentName;
+    this.meteredName = init.toolName;
     this.openedAt = now;
-    this.liveAt = now;
+    this.#invokeId = init.invokeId;
+    this.#parentLink = init.parentLink;
+    this.#toolName = init.toolName;
+    this.#liveAt = now;
+    this.#settings = settings;
   }
 
-  /** The OpenTelemetry time of a bus timestamp of this call. */
-  hrTime(unixNano: bigint): HrTime {
-    return hrTimeNear(this.startUnixNano, this.#startHrTime, unixNano);
+  /** Id of the `tool.invoke` event, `''` when unknown (a journal without ids, or an orphan). */
+  get invokeId(): string {
+    return this.#invokeId;
   }
 
-  /** Names the call (and its span) after the tool a late `tool.invoke` named. */
-  rename(toolName: string): void {
-    this.toolName = toolName;
-    this.span.updateName(toolSpanName(toolName));
+  /** The event that started the span, for causal walks: its invoke. */
+  get startEventId(): string {
+    return this.#invokeId;
   }
 
-  /** Notes activity that is not a stream event (a late invoke, for instance). */
-  touch(timeUnixNano: bigint, now: number): void {
-    if (timeUnixNano > this.lastUnixNano) this.lastUnixNano = timeUnixNano;
-    this.lastActivity = now;
+  /** Causal parent of the `tool.invoke`: where walks from this call's result continue. */
+  get parentLink(): string {
+    return this.#parentLink;
+  }
+
+  /** The tool's name (`''` when unknown); a late invoke may set it. */
+  get toolName(): string {
+    return this.#toolName;
+  }
+
+  /** Whether an orphan span learned its `tool.invoke` after it started. */
+  get invokeLate(): boolean {
+    return this.#invokeLate;
+  }
+
+  /** In-flight snapshots exported so far. */
+  get liveUpdates(): number {
+    return this.#liveUpdates;
+  }
+
+  /**
+   * Takes in the `tool.invoke` of a call whose span its stream events or result started: its
+   * name (when it has one), its id (when the span had none; `true` then, so the caller indexes
+   * it) and its causal parent. Only the first late invoke counts; the caller checks
+   * {@link OpenCall.invokeLate}.
+   */
+  attachLateInvoke(invokeId: string, parentLink: string, toolName: string): boolean {
+    this.#invokeLate = true;
+    if (toolName !== '') {
+      this.#toolName = toolName;
+      this.span.updateName(toolSpanName(toolName));
+    }
+    this.#parentLink = parentLink;
+    if (invokeId === '' || this.#invokeId !== '') return false;
+    this.#invokeId = invokeId;
+    return true;
+  }
+
+  /**
+   * Whether an in-flight snapshot is due at `now`: `intervalMs` after the start or the latest
+   * snapshot, if the call changed since (a call has always changed before its first).
+   */
+  snapshotDue(now: number, intervalMs: number): boolean {
+    return now - this.#liveAt >= intervalMs && this.streamEventCount !== this.#liveStreamEvents;
+  }
+
+  /** Notes a snapshot attempt at `now`, before anything can throw: a failing call is not retried every tick. */
+  snapshotAttempted(now: number): void {
+    this.#liveAt = now;
+    this.#liveStreamEvents = this.streamEventCount;
+  }
+
+  /** Notes that snapshot number {@link OpenCall.liveUpdates} + 1 was exported. */
+  snapshotExported(): void {
+    this.#liveUpdates += 1;
   }
 
   /**
@@ -193,9 +219,8 @@ export class OpenCall {
   ): boolean {
     const seq = typeof sequence === 'number' && Number.isSafeInteger(sequence) ? sequence : 0;
     if (seq > 0 && !this.#isNew(seq)) return false;
-    if (timeUnixNano > this.lastUnixNano) this.lastUnixNano = timeUnixNano;
-    else if (timeUnixNano < this.lastUnixNano) this.#streamBackwards = true;
-    this.lastActivity = now;
+    if (timeUnixNano < this.lastUnixNano) this.#streamBackwards = true;
+    this.touch(timeUnixNano, now);
     let value: number;
     if (kind === PARTIAL) {
       value = payloadBytes(payload);
@@ -247,21 +272,7 @@ export class OpenCall {
     this.#writeProgress(target);
     target.setAttribute(ATTR_STREAM_EVENTS_RECORDED, this.#recorded);
     target.setAttribute(ATTR_STREAM_EVENTS_COALESCED, this.streamEventCount - this.#recorded);
-    this.#busEvents.summarize(target);
-  }
-
-  /**
-   * Adds a span event for another bus event the call caused (a `plan.update` its tool emitted),
-   * unless `max` are kept already: the rest are only counted.
-   */
-  addBusEvent(name: string, attributes: Attributes, unixNano: bigint, max: number): boolean {
-    if (unixNano > this.lastUnixNano) this.lastUnixNano = unixNano;
-    return this.#busEvents.add(this.span, name, attributes, this.hrTime(unixNano), max);
-  }
-
-  /** Runs handler code with this call's span active, so spans the tool starts are its children. */
-  get runner(): ScopeRunner {
-    return (this.#runner ??= spanRunner(this.span));
+    this.summarizeBusEvents(target);
   }
 
   /**

@@ -6,7 +6,7 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { VERSION } from '../version.js';
+import { VERSION } from '../../version.js';
 import {
   ATTR_END_REASON,
   ATTR_EVENT_ID,
@@ -18,13 +18,14 @@ import {
   INFLIGHT_NAME_SUFFIX,
   toolCallAttributes,
   toolSpanName,
-} from './attribute-names.js';
-import type { ContentCapture } from './content-capture.js';
-import type { DerivedIdGenerator } from './derived-id-generator.js';
-import type { ErrorReporter } from './error-reporter.js';
+} from '../attribute-names.js';
+import type { ContentCapture } from '../content-capture.js';
+import type { DerivedIdGenerator } from '../derived-id-generator.js';
+import type { ErrorReporter } from '../error-reporter.js';
 import type { OpenCall } from './open-call.js';
 import type { OpenCalls } from './open-calls.js';
-import type { ResolvedOptions } from './options.js';
+import type { ResolvedOptions } from '../options.js';
+import { inflightKey, type SnapshotState } from '../span-keys.js';
 
 const NANOS_PER_MILLI = 1_000_000n;
 /**
@@ -48,7 +49,10 @@ export interface LiveUpdatesSettings {
    * re-exports the same snapshot only when it shows the same.
    */
   readonly idGenerator: DerivedIdGenerator | undefined;
-  /** Whether snapshots are taken while calls run (`liveUpdates`); else only {@link LiveUpdates.cut}. @default true */
+  /**
+   * Whether snapshots are taken while calls run (`liveUpdates`); else only
+   * {@link LiveUpdates.cut}. @default true
+   */
   readonly ticking?: boolean;
   readonly errors: ErrorReporter;
 }
@@ -56,8 +60,8 @@ export interface LiveUpdatesSettings {
 /**
  * The subscriber's {@link LiveUpdates}, or `undefined` when `liveUpdates` is off and ids are not
  * derived (then there is no timer at all; with derived ids it is there, without a timer, for
- * the snapshots of calls cut by shutdown). Snapshots use `tracer` when they go where the call spans go, else a tracer
- * of `liveTracerProvider`.
+ * the snapshots of calls cut by shutdown). Snapshots use `tracer` when they go where the call
+ * spans go, else a tracer of `liveTracerProvider`.
  */
 export function createLiveUpdates(
   options: ResolvedOptions,
@@ -119,26 +123,17 @@ export class LiveUpdates {
   }
 
   /**
-   * Whether a call cut short by shutdown is exported as a last snapshot ({@link cut}) rather
-   * than as its span: ids are derived, so a restart (or a later replay of the journal) reads the
-   * call again and ends it under the same span id, which must then carry the call's real end.
-   */
-  get cutsByShutdown(): boolean {
-    return this.#idGenerator !== undefined;
-  }
-
-  /**
    * Exports the last snapshot of a call still open at shutdown, marked
-   * `tooltrace.end_reason=shutdown` and ending at `endUnixNano`, in place of its own span (see
-   * {@link cutsByShutdown}). Its id is derived from what it shows: a later cut of the same call
-   * that got further is another snapshot, never another copy of this one.
+   * `tooltrace.end_reason=shutdown` and ending at `endUnixNano`, in place of its own span (with
+   * derived ids: see `SpanExit`). Its id is derived from what it shows: a later cut of the same
+   * call that got further is another snapshot, never another copy of this one.
    */
   cut(call: OpenCall, endUnixNano: bigint): void {
     const update = call.liveUpdates + 1;
     const span = this.#start(call, update, endUnixNano, 'shutdown');
     span.setAttribute(ATTR_END_REASON, 'shutdown');
     span.end(call.hrTime(endUnixNano));
-    call.liveUpdates = update;
+    call.snapshotExported();
     this.#exported += 1;
   }
 
@@ -157,11 +152,7 @@ export class LiveUpdates {
   /** Puts `tooltrace.inflight.updates` on a final span that had snapshots, before it ends. */
   finish(call: OpenCall): void {
     if (call.liveUpdates === 0) return;
-    try {
-      call.span.setAttribute(ATTR_INFLIGHT_UPDATES, call.liveUpdates);
-    } catch (error) {
-      this.#errors.report('tracer', error);
-    }
+    this.#errors.contain('tracer', writeUpdateCount, call);
   }
 
   /** Stops the timer for good: no snapshot after this. */
@@ -178,37 +169,38 @@ export class LiveUpdates {
     const now = Date.now();
     const interval = this.#intervalMs - CLOCK_SLACK_MS;
     for (const call of this.#open) {
-      // Due an interval after the start or the latest snapshot, if the call changed since (a
-      // call has always changed before its first).
-      if (now - call.liveAt >= interval && call.streamEventCount !== call.liveStreamEvents) {
-        this.#snapshot(call, now);
-      }
+      if (call.snapshotDue(now, interval)) this.#snapshot(call, now);
     }
   };
 
   #snapshot(call: OpenCall, now: number): void {
     // Marked as done before anything can throw: a failing call is not retried every tick.
-    call.liveAt = now;
-    call.liveStreamEvents = call.streamEventCount;
-    try {
-      if (!call.span.isRecording()) return;
-      const update = call.liveUpdates + 1;
-      const end = snapshotEnd(call, now);
-      const span = this.#start(call, update, end, 'running');
-      span.end(call.hrTime(end));
-      call.liveUpdates = update;
-      this.#exported += 1;
-    } catch (error) {
-      this.#errors.report('tracer', error);
-    }
+    call.snapshotAttempted(now);
+    this.#errors.contain('tracer', () => this.#export(call, now));
   }
 
-  #start(call: OpenCall, update: number, endUnixNano: bigint, state: string): Span {
+  #export(call: OpenCall, now: number): void {
+    if (!call.span.isRecording()) return;
+    const update = call.liveUpdates + 1;
+    const end = snapshotEnd(call, now);
+    const span = this.#start(call, update, end, 'running');
+    span.end(call.hrTime(end));
+    call.snapshotExported();
+    this.#exported += 1;
+  }
+
+  #start(call: OpenCall, update: number, endUnixNano: bigint, state: SnapshotState): Span {
     const generator = this.#idGenerator;
     // The parent is valid, so the SDK draws a span id only; a trace id is never queued. The key
     // holds what the snapshot shows (how far the call got, where it ends): a replay that shows
     // the same re-exports the same span, one that shows more gets an id of its own.
-    const key = `inflight\u0000${call.spanContext.spanId}\u0000${update}\u0000${call.streamEventCount}\u0000${endUnixNano}\u0000${state}`;
+    const key = inflightKey(
+      call.spanContext.spanId,
+      update,
+      call.streamEventCount,
+      endUnixNano,
+      state,
+    );
     generator?.queue(undefined, generator.spanIdFor(key));
     try {
       return this.#tracer.startSpan(
@@ -263,4 +255,8 @@ function snapshotEnd(call: OpenCall, now: number): bigint {
   const elapsed = BigInt(Math.max(0, Math.round(now - call.openedAt))) * NANOS_PER_MILLI;
   const end = call.startUnixNano + elapsed;
   return end > call.lastUnixNano ? end : call.lastUnixNano;
+}
+
+function writeUpdateCount(call: OpenCall): void {
+  call.span.setAttribute(ATTR_INFLIGHT_UPDATES, call.liveUpdates);
 }

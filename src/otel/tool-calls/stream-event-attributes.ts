@@ -3,8 +3,8 @@ import {
   ATTR_STREAM_PAYLOAD,
   partialEventAttributes,
   progressEventAttributes,
-} from './attribute-names.js';
-import type { ContentCapture } from './content-capture.js';
+} from '../attribute-names.js';
+import type { ContentCapture } from '../content-capture.js';
 import { PARTIAL, type StreamKind } from './stream-sampler.js';
 
 /** The most progress previews are cut to, whatever `maxContentBytes` allows. */

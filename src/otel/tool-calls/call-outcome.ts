@@ -14,15 +14,12 @@ import {
   ERROR_TYPE_OTHER,
   EVENT_EXCEPTION,
   type EndReason,
-} from './attribute-names.js';
-import type { ContentCapture } from './content-capture.js';
-import { hrTimeFromUnixNano } from './hr-time.js';
+} from '../attribute-names.js';
+import type { ContentCapture, MessageFilter } from '../content-capture.js';
+import { hrTimeFromUnixNano } from '../hr-time.js';
 import type { OpenCall } from './open-call.js';
 import { writeToolAttributes } from './tool-attributes.js';
 import type { ResultFields } from './tool-payloads.js';
-
-/** Turns an error message into what a span may show: cut and redacted, content capture or not. */
-export type MessageFilter = (message: string) => string;
 
 /**
  * Writes the outcome of a call that ended with its `tool.result` onto its span: the stream
@@ -58,7 +55,7 @@ export function applyResult(
       ? result.errorType
       : ERROR_TYPE_OTHER;
   const message = filterMessage(result.error !== '' ? result.error : 'cancelled');
-  call.errorType = errorType;
+  call.fail(errorType);
   span.setAttribute(ATTR_ERROR_TYPE, errorType);
   if (result.cancelled) span.setAttribute(ATTR_TOOL_CANCELLED, true);
   span.addEvent(
@@ -80,7 +77,7 @@ export function applyUnfinished(call: OpenCall, reason: EndReason, idleTimeoutMs
   call.flushStream();
   writeOutcome(call, reason);
   if (reason !== 'abandoned') return;
-  call.errorType = ERROR_TYPE_ABANDONED;
+  call.fail(ERROR_TYPE_ABANDONED);
   span.setAttribute(ATTR_ERROR_TYPE, ERROR_TYPE_ABANDONED);
   span.setStatus({
     code: SpanStatusCode.ERROR,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PARTIAL, StreamSampler } from '../../src/otel/stream-sampler.js';
+import { PARTIAL, StreamSampler } from '../../../src/otel/tool-calls/stream-sampler.js';
 
 function sample(middleCapacity: number, count: number, headSize = 0): number[] {
   const sampler = new StreamSampler(headSize, middleCapacity, true);

@@ -1,0 +1,18 @@
+import { context as contextApi, trace, type Context, type Span } from '@opentelemetry/api';
+import type { ScopeRunner } from '../bus/index.js';
+
+/**
+ * A {@link ScopeRunner} that makes `span` the active span around the code it runs. The context
+ * is made once, from the one active when first used: every handler of one dispatch runs in the
+ * same context, and later dispatches of the same start event are duplicates.
+ */
+export function spanRunner(span: Span): ScopeRunner {
+  let spanContext: Context | undefined;
+  return <A extends unknown[], R>(fn: (...args: A) => R, ...args: A): R =>
+    contextApi.with(
+      (spanContext ??= trace.setSpan(contextApi.active(), span)),
+      fn,
+      undefined,
+      ...args,
+    );
+}
