@@ -37,7 +37,7 @@ export interface ViewOptions {
   traceBy?: TraceBy;
   /** How many spans are held for drawing; the rest are counted and named. */
   limits?: DrawnSpansLimits;
-  /** Read for `OTEL_SERVICE_NAME` and `LINES` only: view never exports anywhere. @default process.env */
+  /** Read for `OTEL_SERVICE_NAME`, `COLUMNS` and `LINES` only: view never exports anywhere. @default process.env */
   env?: NodeJS.ProcessEnv;
   /** Which traces to draw. @default every trace */
   filter?: ViewFilter;
@@ -199,7 +199,7 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
         options.stdout.write(
           renderWaterfall(result.spans, {
             color: options.color ?? false,
-            width: terminalWidth(options.stdout),
+            width: terminalWidth(options.stdout, options.env ?? process.env),
           }),
         );
       }
