@@ -57,5 +57,6 @@ More traces than the screen has rows (LINES, else 24, off a terminal) get a summ
 traces, calls, errors, cancelled, p50/p95 per tool, the slowest and the failed calls with their
 trace ids; --all draws them after it. The file is read as a stream, with a progress line on a
 terminal after a second. A trace of more than 5,000 spans is drawn in part, and past 20,000
-spans the waterfall holds no more traces; what is left out is named on stderr.
+spans the waterfall holds no more traces (5,000 on an HTML page); what is left out is named on
+stderr.
 `;

@@ -113,7 +113,8 @@ const openFromAddress = () => {
   if (!opened || !rowsById.has(opened[1])) return;
   const { row, span } = rowsById.get(opened[1]);
   if (!row.classList.contains('open')) toggle(row, span);
-  row.scrollIntoView({ block: 'center' });
+  const box = row.getBoundingClientRect();
+  if (box.top < 0 || box.bottom > window.innerHeight) row.scrollIntoView({ block: 'center' });
 };
 window.addEventListener('hashchange', openFromAddress);
 openFromAddress();
@@ -133,9 +134,10 @@ table.tools, table.calls { border-collapse: collapse; margin-bottom: 6px; }
 table.tools th, table.tools td, table.calls td { padding: 2px 12px 2px 0; text-align: right; }
 table.tools th:first-child, table.tools td:first-child, table.calls td:nth-child(2) { text-align: left; }
 table.tools th { color: var(--muted); font-weight: 600; border-bottom: 1px solid var(--line); }
-table.calls td.message { color: var(--error); text-align: left; }
+table.calls td { white-space: nowrap; } table.calls td.message { color: var(--error); text-align: left; }
 a { color: var(--bar); text-decoration: none; font-family: ui-monospace, monospace; }
-.summary { display: flex; gap: 48px; flex-wrap: wrap; }
+.summary { display: grid; grid-template-columns: max-content 1fr; gap: 0 56px; align-items: start; }
+.summary h2:first-child { margin-top: 8px; }
 section.trace { margin: 18px 0; border-top: 1px solid var(--line); padding-top: 10px; }
 .row { display: grid; grid-template-columns: minmax(220px, 30%) 1fr 70px 90px minmax(0, 28%); gap: 10px; align-items: center;
   padding: 2px 6px; border-radius: 4px; cursor: pointer; white-space: nowrap; }

@@ -164,8 +164,8 @@ function summaryHtml(summary: ViewSummary): string {
 <div class="summary">
 <div><h2>Tools</h2><table class="tools"><tr><th>tool</th><th>calls</th><th>errors</th><th>p50</th><th>p95</th><th>first partial</th></tr>
 ${rows}</table></div>
-<div><h2>Slowest calls</h2><table class="calls">${calls(summary.slowest)}</table></div>
-${summary.failed.length === 0 ? '' : `<div><h2>Failed calls</h2><table class="calls">${calls(summary.failed)}</table></div>`}
+<div><h2>Slowest calls</h2><table class="calls">${calls(summary.slowest)}</table>
+${summary.failed.length === 0 ? '' : `<h2>Failed calls</h2><table class="calls">${calls(summary.failed)}</table>`}</div>
 </div>`;
 }
 

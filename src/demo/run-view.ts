@@ -51,6 +51,8 @@ export interface ViewOptions {
 
 const SHOWN_PROBLEMS = 5;
 const DEFAULT_ROWS = 24;
+/** Spans a `--html` page holds at most (about 1.3 KB each on the page). */
+const HTML_MAX_SPANS = 5_000;
 /** Traces a call filter (`--tool`, `--errors`) selects at most; the rest are counted. */
 const MAX_SELECTED_TRACES = 10_000;
 
@@ -100,6 +102,9 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
       (filter.traceId === undefined || span.traceId === filter.traceId) &&
       (filter.sessionId === undefined ||
         span.attributes['gen_ai.conversation.id'] === filter.sessionId);
+    // A page holds fewer spans than a terminal drawing: each carries its attributes and events.
+    const limits =
+      options.limits ?? (options.html === undefined ? undefined : { maxSpans: HTML_MAX_SPANS });
     let badShown = 0;
     const read = (
       onSpan: (span: ReceivedSpan) => void,
@@ -110,7 +115,7 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
         size,
         ...(options.traceBy === undefined ? {} : { traceBy: options.traceBy }),
         ...(options.env === undefined ? {} : { env: options.env }),
-        ...(options.limits === undefined ? {} : { limits: options.limits }),
+        ...(limits === undefined ? {} : { limits }),
         progress,
         onSpan,
         hold,
@@ -181,19 +186,21 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
         `tooltrace view: ${path}: ${selectedLeftOut} more traces matched; the first ${MAX_SELECTED_TRACES} are shown`,
       );
     }
+    let summaryOnly = false;
     if (options.html !== undefined) {
       const page = renderHtmlPage(result.spans, summary, { title: path });
       await writeFile(options.html, page);
       options.stdout.write(
-        `wrote ${printable(options.html)}: ${summary.traces} traces, ${result.spans.length} spans, ${Math.ceil(Buffer.byteLength(page) / 1024)} KB\n`,
+        `wrote ${printable(options.html)}: ${new Set(result.spans.map((span) => span.traceId)).size} traces, ${result.spans.length} spans, ${Math.ceil(Buffer.byteLength(page) / 1024)} KB\n`,
       );
     } else {
       const rows = screenRows(options.stdout, options.env ?? process.env);
       const manyTraces = summary.traces > rows;
       if (manyTraces) options.stdout.write(`${summary.render()}\n`);
-      if (manyTraces && options.all !== true) {
+      summaryOnly = manyTraces && options.all !== true;
+      if (summaryOnly) {
         options.stdout.write(
-          `${summary.traces} traces are more than a screen: --all draws every one, or pick with --trace ID, --session ID, --tool NAME, --errors, --slowest N (or --html FILE)\n`,
+          `${summary.traces.toLocaleString('en-US')} traces are more than a screen: --all draws every one, or pick with --trace ID, --session ID, --tool NAME, --errors, --slowest N (or --html FILE)\n`,
         );
       } else {
         options.stdout.write(
@@ -204,7 +211,10 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
         );
       }
     }
-    for (const line of leftOutLines(result.leftOut)) say(`tooltrace view: ${path}: ${line}`);
+    // What a drawing or a page left out; a summary alone leaves out nothing it showed.
+    if (!summaryOnly) {
+      for (const line of leftOutLines(result.leftOut)) say(`tooltrace view: ${path}: ${line}`);
+    }
     return 0;
   } catch (error) {
     // Whatever went wrong inside (a read error half-way, a bug) is one line, not a stack trace.
