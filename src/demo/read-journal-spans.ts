@@ -34,7 +34,7 @@ export interface ReadJournalOptions {
 export interface ReadProgress {
   bytes: number;
   lines: number;
-  /** Tool calls whose span ended. */
+  /** Tool calls whose span ended. (Both add up over two readings of one file.) */
   calls: number;
 }
 
@@ -118,7 +118,7 @@ export async function readJournalSpans(
     maxLineBytes: DEFAULT_MAX_LINE_BYTES,
     onLine: (line) => {
       lines += 1;
-      if (progress !== undefined) progress.lines = lines;
+      if (progress !== undefined) progress.lines += 1;
       if (isBlank(line)) return;
       const result = pipeline.replayLine(line, 'file');
       if (result === true) events += 1;
@@ -126,7 +126,7 @@ export async function readJournalSpans(
     },
     onOversizedLine: (length) => {
       lines += 1;
-      if (progress !== undefined) progress.lines = lines;
+      if (progress !== undefined) progress.lines += 1;
       metrics.rejected('too_large');
       bad({
         ok: false,

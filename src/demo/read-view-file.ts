@@ -62,6 +62,12 @@ export async function readViewFile(
     let spansRead = 0;
     const take = (span: ReceivedSpan): void => {
       spansRead += 1;
+      if (
+        options.progress !== undefined &&
+        span.attributes['gen_ai.operation.name'] === 'execute_tool'
+      ) {
+        options.progress.calls += 1;
+      }
       options.onSpan?.(span);
       if (options.hold?.(span) ?? true) held.add(span);
     };
