@@ -39,12 +39,24 @@ Draws the waterfall of FILE: an OTLP JSON file (one request, or one per line as 
 file exporter writes) or an NDJSON event journal (tooltrace's or a Nexus journal).
 
 Options:
+  --trace ID                 only the trace with this id
+  --session ID               only the traces of this session
+  --tool NAME                only the traces with a call of this tool
+  --errors                   only the traces with a failed call
+  --slowest N                only the traces of the N slowest calls (1 to 1000)
+  --all                      draw every trace, even more than a screen of them
+  --html FILE                write one self-contained HTML page of the traces (waterfall,
+                             each span's attributes and events on click, the summary)
   --trace-by MODE            how a journal's calls are grouped into traces, as the sidecar's
                              --trace-by: causal-root (a trace per turn, default), session (one
                              trace per session under a root span) or call
   --no-color                 no colours
   -h, --help                 show this help
 
-The file is read as a stream. A trace of more than 5,000 spans is drawn in part, and past
-20,000 spans the waterfall holds no more traces; what is left out is named on stderr.
+More traces than the screen has rows (LINES, else 24, off a terminal) get a summary instead:
+traces, calls, errors, cancelled, p50/p95 per tool, the slowest and the failed calls with their
+trace ids; --all draws them after it. The file is read as a stream, with a progress line on a
+terminal after a second. A trace of more than 5,000 spans is drawn in part, and past 20,000
+spans the waterfall holds no more traces (5,000 on an HTML page); what is left out is named on
+stderr.
 `;

@@ -22,6 +22,20 @@ export interface ReadJournalOptions {
   limits?: DrawnSpansLimits;
   /** Told about each line skipped, with its number (1-based) and why. */
   onBadLine?: (lineNumber: number, failure: DecodeFailure) => void;
+  /** Told about every span as it ends, held or not (the summary counts them all). */
+  onSpan?: (span: ReceivedSpan) => void;
+  /** Which spans are held for drawing. @default every span */
+  hold?: (span: ReceivedSpan) => boolean;
+  /** Kept up to date while reading, for a progress line. */
+  progress?: ReadProgress;
+}
+
+/** How far reading went: updated as each chunk is read, so a timer can show it. */
+export interface ReadProgress {
+  bytes: number;
+  lines: number;
+  /** Tool calls whose span ended. (Both add up over two readings of one file.) */
+  calls: number;
 }
 
 /** What {@link readJournalSpans} made of a journal. */
@@ -62,9 +76,17 @@ export async function readJournalSpans(
     'service.name': env.OTEL_SERVICE_NAME ?? SERVICE_NAME,
   });
   const drawn = new DrawnSpans(options.limits);
+  const progress = options.progress;
   const collector: SpanProcessor = {
     onStart: () => {},
-    onEnd: (span: ReadableSpan) => drawn.add(receivedSpanOf(span)),
+    onEnd: (ended: ReadableSpan) => {
+      const span = receivedSpanOf(ended);
+      if (progress !== undefined && span.attributes['gen_ai.operation.name'] === 'execute_tool') {
+        progress.calls += 1;
+      }
+      options.onSpan?.(span);
+      if (options.hold?.(span) ?? true) drawn.add(span);
+    },
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),
   };
@@ -96,6 +118,7 @@ export async function readJournalSpans(
     maxLineBytes: DEFAULT_MAX_LINE_BYTES,
     onLine: (line) => {
       lines += 1;
+      if (progress !== undefined) progress.lines += 1;
       if (isBlank(line)) return;
       const result = pipeline.replayLine(line, 'file');
       if (result === true) events += 1;
@@ -103,6 +126,7 @@ export async function readJournalSpans(
     },
     onOversizedLine: (length) => {
       lines += 1;
+      if (progress !== undefined) progress.lines += 1;
       metrics.rejected('too_large');
       bad({
         ok: false,
@@ -112,7 +136,10 @@ export async function readJournalSpans(
     },
   });
   try {
-    for await (const chunk of chunks) splitter.push(chunk);
+    for await (const chunk of chunks) {
+      if (progress !== undefined) progress.bytes += chunk.length;
+      splitter.push(chunk);
+    }
     splitter.end();
   } finally {
     // Ends what is still open, as a sidecar does at shutdown; the spans reach `drawn` at once.

@@ -1,13 +1,29 @@
-import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import type { TraceBy } from '../otel/index.js';
-import { decodeTraceRequest, type ReceivedSpan } from '../testing/index.js';
+import type { ReceivedSpan } from '../testing/index.js';
 import { printable } from '../sidecar/printable.js';
-import { decodeEnvelope, LineSplitter } from '../wire/index.js';
-import { DrawnSpans, type DrawnSpansLimits, type SpansLeftOut } from './drawn-spans.js';
-import { readJournalSpans } from './read-journal-spans.js';
+import type { DrawnSpansLimits, SpansLeftOut } from './drawn-spans.js';
+import { renderHtmlPage } from './html-page.js';
+import type { ReadProgress } from './read-journal-spans.js';
+import { readViewFile, type ViewFile } from './read-view-file.js';
 import { terminalWidth } from './terminal-width.js';
+import { ViewProgress } from './view-progress.js';
+import { ViewSummary } from './view-summary.js';
 import { renderWaterfall } from './waterfall.js';
+
+/** Which traces `tooltrace view` draws; every filter given must hold. */
+export interface ViewFilter {
+  /** The trace with this id (32 hex digits, lower case). */
+  traceId?: string;
+  /** Traces of this session (`gen_ai.conversation.id`). */
+  sessionId?: string;
+  /** Traces with a call of this tool. */
+  tool?: string;
+  /** Traces with a failed call. */
+  errors?: boolean;
+  /** The traces of the N slowest calls (of `tool`, failed ones with `errors`). */
+  slowest?: number;
+}
 
 /** Options for {@link runView}. */
 export interface ViewOptions {
@@ -21,206 +37,244 @@ export interface ViewOptions {
   traceBy?: TraceBy;
   /** How many spans are held for drawing; the rest are counted and named. */
   limits?: DrawnSpansLimits;
-  /** Read for `OTEL_SERVICE_NAME` only: view never exports anywhere. @default process.env */
+  /** Read for `OTEL_SERVICE_NAME`, `COLUMNS` and `LINES` only: view never exports anywhere. @default process.env */
   env?: NodeJS.ProcessEnv;
+  /** Which traces to draw. @default every trace */
+  filter?: ViewFilter;
+  /** Draw every trace selected even when they fill more than a screen (after the summary). */
+  all?: boolean;
+  /** Write a self-contained HTML page of the selected traces here instead of drawing them. */
+  html?: string;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
 }
 
-/** Largest OTLP JSON document read whole when it is not one request per line. */
-const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
 const SHOWN_PROBLEMS = 5;
-/** How many leading lines may be looked at to tell a journal from a file of neither kind. */
-const JOURNAL_PROBE_LINES = 10;
-const BYTE_ORDER_MARK = Buffer.from([0xef, 0xbb, 0xbf]);
+const DEFAULT_ROWS = 24;
+/** Spans a `--html` page holds at most (about 1.3 KB each on the page). */
+const HTML_MAX_SPANS = 5_000;
+/** Traces a call filter (`--tool`, `--errors`) selects at most; the rest are counted. */
+const MAX_SELECTED_TRACES = 10_000;
 
 /**
- * `tooltrace view FILE`: draws the waterfall of an OTLP JSON file (one request, or one per line
- * as the Collector's file exporter writes) or of an NDJSON event journal (tooltrace's or a Nexus
- * journal), which is replayed through the same subscriber the sidecar runs, with its default
- * trace grouping (`traceBy`), in this process only (`OTEL_EXPORTER_OTLP_ENDPOINT` is ignored:
- * looking at a file sends nothing; the sidecar's `--stdin` exports a journal). The file is read
- * as a stream: memory is bounded by the spans held for drawing, and what is not drawn is named.
- * Returns the exit code; problems are named with their line number.
+ * `tooltrace view FILE`: draws the waterfall of an OTLP JSON file or of an NDJSON event journal
+ * (tooltrace's or a Nexus journal), replayed through the subscriber the sidecar runs, in this
+ * process only (`OTEL_EXPORTER_OTLP_ENDPOINT` is ignored: looking at a file sends nothing).
+ * The file is read as a stream, with a progress line on a terminal past a second. More traces
+ * than the screen has rows get a summary instead (traces, calls, errors, a per-tool table, the
+ * slowest and failed calls), `all` draws them after it; `filter` picks traces; `html` writes a
+ * page to share. Returns the exit code: 0 drawn, 1 nothing to draw or nothing matched, 2 the
+ * file could not be read. Every problem is one line on stderr, never a stack trace.
  */
 export async function runView(path: string, options: ViewOptions): Promise<number> {
+  const progress: ReadProgress = { bytes: 0, lines: 0, calls: 0 };
+  let shown: ViewProgress | undefined;
   // Messages quote the file (a path, a field's value): escaped, so none can drive the terminal.
-  const say = (line: string): void => void options.stderr.write(`${printable(line)}\n`);
-  let size: number;
+  const say = (line: string): void => {
+    shown?.interrupt();
+    options.stderr.write(`${printable(line.replace(/\s*\n\s*/g, ' '))}\n`);
+  };
   try {
-    const info = await stat(path);
-    if (!info.isFile()) {
-      say(`tooltrace view: ${path} is not a file`);
-      return 2;
-    }
-    size = info.size;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    say(
-      `tooltrace view: cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : String(error)}`,
-    );
-    return 2;
-  }
-  const file = createReadStream(path);
-  const chunks = file[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  try {
-    const probe = await probeLines(chunks);
-    const first = probe.lines.find((line) => line.trim() !== '');
-    if (first === undefined) {
-      say(`tooltrace view: ${path} is empty`);
-      return 2;
-    }
-    const firstNumber = probe.lines.indexOf(first) + 1;
-    let drawn: Drawn;
-    if (looksLikeOtlp(first)) {
-      const read = await readOtlpLines(probe.replay(chunks), options.limits);
-      if (typeof read === 'string') {
-        say(`tooltrace view: ${path}: ${read}`);
+    let size: number;
+    try {
+      const info = await stat(path);
+      if (!info.isFile()) {
+        say(`tooltrace view: ${path} is not a file`);
         return 2;
       }
-      drawn = read;
-    } else if (
-      !parsesAsJson(first) &&
-      size <= MAX_DOCUMENT_BYTES &&
-      probe.lines.some((line) => line.includes('"resourceSpans"'))
-    ) {
-      // A pretty-printed OTLP JSON document spans many lines: it is read whole.
-      const document = withoutByteOrderMark(await readFile(path));
-      if (!looksLikeOtlp(document.toString('utf8'))) return neither(path, first, firstNumber, say);
-      const spans = new DrawnSpans(options.limits);
-      try {
-        for (const span of decodeTraceRequest(document, 'application/json')) spans.add(span);
-      } catch (error) {
-        say(`tooltrace view: ${path}: ${(error as Error).message}`);
-        return 2;
-      }
-      drawn = { spans: spans.spans, leftOut: spans.leftOut() };
-    } else {
-      // A journal cut mid-line (rotated, or copied while written) starts with a torn line: one
-      // event among the first few lines is enough to read it as a journal.
-      if (!probe.lines.some((line) => line.trim() !== '' && decodeEnvelope(line).ok)) {
-        return neither(path, first, firstNumber, say);
-      }
-      let shown = 0;
-      const journal = await readJournalSpans(probe.replay(chunks), {
+      size = info.size;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      say(
+        `tooltrace view: cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : String(error)}`,
+      );
+      return 2;
+    }
+    const filter = options.filter ?? {};
+    const byCall =
+      filter.tool !== undefined || filter.errors === true || filter.slowest !== undefined;
+    shown = new ViewProgress({
+      stream: options.stderr,
+      progress,
+      totalBytes: byCall ? size * 2 : size,
+    });
+    const inScope = (span: ReceivedSpan): boolean =>
+      (filter.traceId === undefined || span.traceId === filter.traceId) &&
+      (filter.sessionId === undefined ||
+        span.attributes['gen_ai.conversation.id'] === filter.sessionId);
+    // A page holds fewer spans than a terminal drawing: each carries its attributes and events.
+    const limits =
+      options.limits ?? (options.html === undefined ? undefined : { maxSpans: HTML_MAX_SPANS });
+    let badShown = 0;
+    const read = (
+      onSpan: (span: ReceivedSpan) => void,
+      hold: (span: ReceivedSpan) => boolean,
+      first: boolean,
+    ): Promise<ViewFile | string> =>
+      readViewFile(path, {
+        size,
         ...(options.traceBy === undefined ? {} : { traceBy: options.traceBy }),
         ...(options.env === undefined ? {} : { env: options.env }),
-        ...(options.limits === undefined ? {} : { limits: options.limits }),
+        ...(limits === undefined ? {} : { limits }),
+        progress,
+        onSpan,
+        hold,
+        // A second reading finds the same bad lines: they are told once.
         onBadLine: (number, failure) => {
-          shown += 1;
-          if (shown > SHOWN_PROBLEMS) return;
+          if (!first) return;
+          badShown += 1;
+          if (badShown > SHOWN_PROBLEMS) return;
           say(
             `tooltrace view: ${path}: line ${number}: skipped (${failure.reason}): ${failure.message}`,
           );
         },
       });
-      if (journal.badLines > SHOWN_PROBLEMS) {
-        say(`tooltrace view: ${path}: ${journal.badLines - SHOWN_PROBLEMS} more bad lines skipped`);
+    let selected: ((span: ReceivedSpan) => boolean) | undefined;
+    let selectedLeftOut = 0;
+    if (byCall) {
+      // Which traces hold the calls asked for is known only once the file is read: a first
+      // reading finds them, holding nothing, and a second one holds their spans.
+      const traces = new Set<string>();
+      const finder = new ViewSummary({ slowest: filter.slowest ?? 0, failed: 0 });
+      const found = await read(
+        (span) => {
+          if (!inScope(span) || !isWantedCall(span, filter)) return;
+          finder.add(span);
+          if (filter.slowest !== undefined) return;
+          if (traces.has(span.traceId)) return;
+          if (traces.size < MAX_SELECTED_TRACES) traces.add(span.traceId);
+          else selectedLeftOut += 1;
+        },
+        () => false,
+        true,
+      );
+      if (typeof found === 'string') {
+        shown.stop();
+        say(`tooltrace view: ${found}`);
+        return 2;
       }
-      const fields = Object.entries(journal.fieldsDropped);
-      if (fields.length > 0) {
-        const list = fields.map(([field, count]) => `${field}=${count}`).join(', ');
-        say(`tooltrace view: ${path}: fields of the wrong type left out, events kept: ${list}`);
-      }
-      drawn = journal;
+      if (!reportRead(path, found, say)) return 2;
+      for (const call of finder.slowest) traces.add(call.traceId);
+      selected = (span) => traces.has(span.traceId);
     }
-    if (drawn.spans.length === 0) {
-      say(`tooltrace view: ${path} holds no spans or tool calls`);
+    const summary = new ViewSummary();
+    const wanted = (span: ReceivedSpan): boolean => inScope(span) && (selected?.(span) ?? true);
+    const result = await read(
+      (span) => {
+        if (wanted(span)) summary.add(span);
+      },
+      wanted,
+      !byCall,
+    );
+    shown.stop();
+    if (typeof result === 'string') {
+      say(`tooltrace view: ${result}`);
+      return 2;
+    }
+    if (!byCall && !reportRead(path, result, say)) return 2;
+    if (result.spans.length === 0) {
+      const filters = describeFilter(filter);
+      say(
+        filters === ''
+          ? `tooltrace view: ${path} holds no spans or tool calls`
+          : `tooltrace view: ${path}: no trace matches ${filters}`,
+      );
       return 1;
     }
-    options.stdout.write(
-      renderWaterfall(drawn.spans, {
-        color: options.color ?? false,
-        width: terminalWidth(options.stdout),
-      }),
-    );
-    for (const line of leftOutLines(drawn.leftOut)) say(`tooltrace view: ${path}: ${line}`);
+    if (selectedLeftOut > 0) {
+      say(
+        `tooltrace view: ${path}: ${selectedLeftOut} more traces matched; the first ${MAX_SELECTED_TRACES} are shown`,
+      );
+    }
+    let summaryOnly = false;
+    if (options.html !== undefined) {
+      const page = renderHtmlPage(result.spans, summary, { title: path });
+      await writeFile(options.html, page);
+      options.stdout.write(
+        `wrote ${printable(options.html)}: ${new Set(result.spans.map((span) => span.traceId)).size} traces, ${result.spans.length} spans, ${Math.ceil(Buffer.byteLength(page) / 1024)} KB\n`,
+      );
+    } else {
+      const rows = screenRows(options.stdout, options.env ?? process.env);
+      const manyTraces = summary.traces > rows;
+      if (manyTraces) options.stdout.write(`${summary.render()}\n`);
+      summaryOnly = manyTraces && options.all !== true;
+      if (summaryOnly) {
+        options.stdout.write(
+          `${summary.traces.toLocaleString('en-US')} traces are more than a screen: --all draws every one, or pick with --trace ID, --session ID, --tool NAME, --errors, --slowest N (or --html FILE)\n`,
+        );
+      } else {
+        options.stdout.write(
+          renderWaterfall(result.spans, {
+            color: options.color ?? false,
+            width: terminalWidth(options.stdout, options.env ?? process.env),
+          }),
+        );
+      }
+    }
+    // What a drawing or a page left out; a summary alone leaves out nothing it showed.
+    if (!summaryOnly) {
+      for (const line of leftOutLines(result.leftOut)) say(`tooltrace view: ${path}: ${line}`);
+    }
     return 0;
+  } catch (error) {
+    // Whatever went wrong inside (a read error half-way, a bug) is one line, not a stack trace.
+    say(`tooltrace view: ${path}: ${(error as Error).message ?? String(error)}`);
+    return 2;
   } finally {
-    await chunks.return?.();
-    file.destroy();
+    shown?.stop();
   }
 }
 
-/** The spans held for drawing, and what was left out. */
-interface Drawn {
-  spans: readonly ReceivedSpan[];
-  leftOut: SpansLeftOut;
-}
-
-/** The first lines of a file, and a way to read the whole of it again from its start. */
-interface Probe {
-  /** Up to {@link JOURNAL_PROBE_LINES} complete lines (a byte order mark left out). */
-  lines: string[];
-  /** The bytes read so far, then the rest of `chunks`. */
-  replay(chunks: AsyncIterator<Buffer>): AsyncIterable<Buffer>;
+/** Whether `span` is a tool call the call filters (`--tool`, `--errors`, `--slowest`) ask for. */
+function isWantedCall(span: ReceivedSpan, filter: ViewFilter): boolean {
+  const attributes = span.attributes;
+  if (attributes['gen_ai.operation.name'] !== 'execute_tool') return false;
+  if (attributes['tooltrace.inflight'] === true) return false;
+  if (filter.tool !== undefined && attributes['gen_ai.tool.name'] !== filter.tool) return false;
+  if (filter.errors === true) {
+    const cancelled =
+      attributes['tooltrace.tool.cancelled'] === true || attributes['error.type'] === 'cancelled';
+    if (cancelled || span.status.code !== 2) return false;
+  }
+  return true;
 }
 
 /**
- * Reads chunks until the first {@link JOURNAL_PROBE_LINES} lines are in (or the file ends, or
- * {@link MAX_DOCUMENT_BYTES} were read), to tell what kind of file it is before reading on.
+ * Says what reading skipped; false when nothing at all could be read (exit code 2): a journal
+ * whose every line was bad is not a journal with nothing in it.
  */
-async function probeLines(chunks: AsyncIterator<Buffer>): Promise<Probe> {
-  const read: Buffer[] = [];
-  let bytes = 0;
-  let newlines = 0;
-  let ended = false;
-  while (newlines < JOURNAL_PROBE_LINES && bytes < MAX_DOCUMENT_BYTES) {
-    const next = await chunks.next();
-    if (next.done === true) {
-      ended = true;
-      break;
-    }
-    read.push(next.value);
-    bytes += next.value.length;
-    for (let at = next.value.indexOf(0x0a); at !== -1; at = next.value.indexOf(0x0a, at + 1)) {
-      newlines += 1;
-    }
+function reportRead(path: string, read: ViewFile, say: (line: string) => void): boolean {
+  if (read.badLines > SHOWN_PROBLEMS) {
+    say(`tooltrace view: ${path}: ${read.badLines - SHOWN_PROBLEMS} more bad lines skipped`);
   }
-  const text = withoutByteOrderMark(Buffer.concat(read)).toString('utf8');
-  const lines = text.split('\n');
-  // The last piece is a line only when the file ended there.
-  if (!ended) lines.pop();
-  return {
-    lines: lines.slice(0, JOURNAL_PROBE_LINES).map((line) => line.replace(/\r$/, '')),
-    async *replay(rest) {
-      yield* read;
-      for (let next = await rest.next(); next.done !== true; next = await rest.next()) {
-        yield next.value;
-      }
-    },
-  };
+  const fields = Object.entries(read.fieldsDropped);
+  if (fields.length > 0) {
+    const list = fields.map(([field, count]) => `${field}=${count}`).join(', ');
+    say(`tooltrace view: ${path}: fields of the wrong type left out, events kept: ${list}`);
+  }
+  if (read.events === 0 && read.badLines > 0) {
+    say(`tooltrace view: ${path}: none of its ${read.badLines} lines could be read`);
+    return false;
+  }
+  return true;
 }
 
-/** Spans of a file of OTLP JSON requests, one per line; or what was wrong, naming the line. */
-async function readOtlpLines(
-  chunks: AsyncIterable<Buffer>,
-  limits: DrawnSpansLimits | undefined,
-): Promise<Drawn | string> {
-  const drawn = new DrawnSpans(limits);
-  let number = 0;
-  let problem: string | undefined;
-  const splitter = new LineSplitter({
-    maxLineBytes: MAX_DOCUMENT_BYTES,
-    onLine: (line) => {
-      number += 1;
-      if (problem !== undefined) return;
-      const view = Buffer.from(line.buffer, line.byteOffset, line.byteLength);
-      const bytes = number === 1 ? withoutByteOrderMark(view) : view;
-      if (bytes.toString('utf8').trim() === '') return;
-      try {
-        for (const span of decodeTraceRequest(bytes, 'application/json')) drawn.add(span);
-      } catch (error) {
-        problem = `line ${number}: ${(error as Error).message}`;
-      }
-    },
-  });
-  for await (const chunk of chunks) {
-    splitter.push(chunk);
-    if (problem !== undefined) return problem;
-  }
-  splitter.end();
-  return problem ?? { spans: drawn.spans, leftOut: drawn.leftOut() };
+function describeFilter(filter: ViewFilter): string {
+  const parts: string[] = [];
+  if (filter.traceId !== undefined) parts.push(`--trace ${filter.traceId}`);
+  if (filter.sessionId !== undefined) parts.push(`--session ${filter.sessionId}`);
+  if (filter.tool !== undefined) parts.push(`--tool ${filter.tool}`);
+  if (filter.errors === true) parts.push('--errors');
+  if (filter.slowest !== undefined) parts.push(`--slowest ${filter.slowest}`);
+  return parts.join(' ');
+}
+
+/** Rows of the screen: a terminal's own, else `LINES`, else 24. */
+function screenRows(stream: NodeJS.WritableStream, env: NodeJS.ProcessEnv): number {
+  const rows = (stream as { rows?: unknown }).rows;
+  if (typeof rows === 'number' && rows > 0) return rows;
+  const fromEnv = Number(env.LINES);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_ROWS;
 }
 
 /** What the drawing left out, one line per trace drawn in part and one for traces not drawn. */
@@ -236,36 +290,4 @@ function leftOutLines(leftOut: SpansLeftOut): string[] {
     );
   }
   return lines;
-}
-
-function neither(path: string, first: string, number: number, say: (line: string) => void): number {
-  const decoded = decodeEnvelope(first);
-  const why = decoded.ok ? '' : decoded.message;
-  say(
-    `tooltrace view: ${path} is neither OTLP JSON nor an NDJSON event journal: line ${number}: ${why}`,
-  );
-  return 2;
-}
-
-function parsesAsJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function looksLikeOtlp(text: string): boolean {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && 'resourceSpans' in value;
-  } catch {
-    return false;
-  }
-}
-
-/** Editors on Windows start UTF-8 files with a byte order mark, which `JSON.parse` refuses. */
-function withoutByteOrderMark(bytes: Buffer): Buffer {
-  return bytes.subarray(0, 3).equals(BYTE_ORDER_MARK) ? bytes.subarray(3) : bytes;
 }

@@ -45,7 +45,7 @@ describe('tooltrace (the built CLI, as a user runs it)', () => {
       [['demo', 'now'], /^tooltrace demo: unexpected argument 'now' \(tooltrace demo --help\)\n$/],
       [
         ['view', '--colour', 'trace.json'],
-        /^tooltrace view: unknown flag --colour; accepted: --no-color, --trace-by MODE, --help\n$/,
+        /^tooltrace view: unknown flag --colour; accepted: --no-color, --trace-by MODE, --all, --trace ID, --session ID, --tool NAME, --errors, --slowest N, --html FILE, --help\n$/,
       ],
       [
         ['sidecar', '--stdn'],
