@@ -134,9 +134,10 @@ table.tools, table.calls { border-collapse: collapse; margin-bottom: 6px; }
 table.tools th, table.tools td, table.calls td { padding: 2px 12px 2px 0; text-align: right; }
 table.tools th:first-child, table.tools td:first-child, table.calls td:nth-child(2) { text-align: left; }
 table.tools th { color: var(--muted); font-weight: 600; border-bottom: 1px solid var(--line); }
-table.calls td { white-space: nowrap; } table.calls td.message { color: var(--error); text-align: left; }
+table.calls { width: 100%; } table.calls td { white-space: nowrap; }
+table.calls td.message { color: var(--error); text-align: left; width: 100%; max-width: 0; overflow: hidden; text-overflow: ellipsis; }
 a { color: var(--bar); text-decoration: none; font-family: ui-monospace, monospace; }
-.summary { display: grid; grid-template-columns: max-content 1fr; gap: 0 56px; align-items: start; }
+.summary { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0 56px; align-items: start; }
 .summary h2:first-child { margin-top: 8px; }
 section.trace { margin: 18px 0; border-top: 1px solid var(--line); padding-top: 10px; }
 .row { display: grid; grid-template-columns: minmax(220px, 30%) 1fr 70px 90px minmax(0, 28%); gap: 10px; align-items: center;

@@ -157,7 +157,7 @@ function summaryHtml(summary: ViewSummary): string {
     list
       .map(
         (call) =>
-          `<tr><td>${formatDuration(call.durationNanos)}</td><td>${escapeHtml(call.tool)}</td><td><a href="#span=${call.spanId}">${call.traceId}</a></td><td class="message">${escapeHtml(call.message)}</td></tr>`,
+          `<tr><td>${formatDuration(call.durationNanos)}</td><td>${escapeHtml(call.tool)}</td><td><a href="#span=${call.spanId}">${call.traceId}</a></td><td class="message" title="${escapeHtml(call.message)}">${escapeHtml(call.message)}</td></tr>`,
       )
       .join('\n');
   return `<p class="counts">${summary.tracesAtLeast ? 'over ' : ''}${count(summary.traces)} traces · ${count(summary.spans)} spans · ${count(summary.calls)} tool calls · <b class="error">${count(summary.errors)} failed</b> · <b class="cancelled">${count(summary.cancelled)} cancelled</b></p>
