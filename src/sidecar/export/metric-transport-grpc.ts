@@ -1,20 +1,10 @@
-import { Client, credentials, Metadata, status as GrpcStatus } from '@grpc/grpc-js';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { ExportResponse, IExporterTransport } from '@opentelemetry/otlp-exporter-base';
 import type { MetricTransportOptions } from './metric-transport-http.js';
-import { USER_AGENT } from './user-agent.js';
+import { otlpGrpcClient, RETRYABLE_GRPC_CODES } from './otlp-grpc-client.js';
 
 /** The OTLP metrics service's one method. */
 const EXPORT_METHOD = '/opentelemetry.proto.collector.metrics.v1.MetricsService/Export';
-/** gRPC codes OTLP/gRPC says to retry (as for spans: see the span exporter). */
-const RETRYABLE_CODES = new Set([
-  GrpcStatus.CANCELLED,
-  GrpcStatus.DEADLINE_EXCEEDED,
-  GrpcStatus.ABORTED,
-  GrpcStatus.OUT_OF_RANGE,
-  GrpcStatus.UNAVAILABLE,
-  GrpcStatus.DATA_LOSS,
-]);
-
 /**
  * The metrics export's OTLP/gRPC transport: `MetricsService/Export` over `@grpc/grpc-js` with
  * pass-through serializers and the same primary user agent as span export (grpc-js adds its own
@@ -23,22 +13,7 @@ const RETRYABLE_CODES = new Set([
  */
 export function grpcMetricTransport(options: MetricTransportOptions): IExporterTransport {
   const url = new URL(options.url);
-  const tls = url.protocol === 'https:';
-  const port = url.port === '' ? (tls ? '443' : '4317') : url.port;
-  const client = new Client(
-    `${url.hostname}:${port}`,
-    tls
-      ? credentials.createSsl(
-          options.tls?.ca ?? null,
-          options.tls?.key ?? null,
-          options.tls?.cert ?? null,
-        )
-      : credentials.createInsecure(),
-    { 'grpc.primary_user_agent': USER_AGENT, 'grpc.enable_retries': 0 },
-  );
-  const metadata = new Metadata();
-  for (const [key, value] of Object.entries(options.headers))
-    metadata.set(key.toLowerCase(), value);
+  const { client, metadata } = otlpGrpcClient(options);
   return {
     send(data, timeoutMillis) {
       return new Promise<ExportResponse>((resolve) => {
@@ -59,7 +34,7 @@ export function grpcMetricTransport(options: MetricTransportOptions): IExporterT
               `${name} from ${url.href}${error.details === '' ? '' : `: ${error.details}`}`,
             );
             resolve(
-              RETRYABLE_CODES.has(error.code)
+              RETRYABLE_GRPC_CODES.has(error.code)
                 ? { status: 'retryable', error: failure }
                 : { status: 'failure', error: failure },
             );

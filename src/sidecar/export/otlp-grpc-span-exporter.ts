@@ -1,9 +1,8 @@
 import {
-  Client,
-  credentials,
-  Metadata,
   status as GrpcStatus,
+  type Client,
   type ClientUnaryCall,
+  type Metadata,
   type ServiceError,
 } from '@grpc/grpc-js';
 import type { ExportResult } from '@opentelemetry/core';
@@ -19,24 +18,14 @@ import {
 import { toExportResult } from './otlp-http-span-exporter.js';
 import { decodePartialSuccess, decodeRetryInfoDelay } from './otlp-response.js';
 import { OtlpTraceEncoder } from './otlp-trace-encoder.js';
-import { USER_AGENT } from './user-agent.js';
-import type { ExportTls } from './export-tls.js';
+import {
+  otlpGrpcClient,
+  RETRYABLE_GRPC_CODES,
+  type OtlpGrpcClientOptions,
+} from './otlp-grpc-client.js';
 
 /** The OTLP trace service's one method. */
 const EXPORT_METHOD = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
-
-/**
- * gRPC codes OTLP/gRPC says to retry. `RESOURCE_EXHAUSTED` is retried only when the server sent
- * a `RetryInfo` (it then said recovery is possible); every other code is permanent.
- */
-const RETRYABLE_CODES = new Set([
-  GrpcStatus.CANCELLED,
-  GrpcStatus.DEADLINE_EXCEEDED,
-  GrpcStatus.ABORTED,
-  GrpcStatus.OUT_OF_RANGE,
-  GrpcStatus.UNAVAILABLE,
-  GrpcStatus.DATA_LOSS,
-]);
 
 /** What a permanent code most likely means, said where the failure is reported. */
 const HINTS: Partial<Record<GrpcStatus, string>> = {
@@ -47,27 +36,20 @@ const HINTS: Partial<Record<GrpcStatus, string>> = {
 };
 
 /** Options for {@link OtlpGrpcSpanExporter}. */
-export interface OtlpGrpcSpanExporterOptions {
-  /** The server, `http://host:4317` (plaintext) or `https://host:4317` (TLS). */
-  url: string;
-  /** Sent as gRPC metadata with every request. */
-  headers?: Record<string, string>;
-  /** @default 'none' */
-  compression?: 'gzip' | 'none';
+export interface OtlpGrpcSpanExporterOptions extends OtlpGrpcClientOptions {
   /**
    * The deadline of one request.
    * @default 10000
    */
   timeoutMs?: number;
-  /** Certificates for an `https://` server: a private CA, a client certificate and key. */
-  tls?: ExportTls;
 }
 
 /**
  * OTLP/gRPC span exporter for the sidecar: the same protobuf bytes as OTLP/HTTP (written by
  * {@link OtlpTraceEncoder}) sent as `TraceService/Export` over `@grpc/grpc-js` with pass-through
  * serializers, so there is no second encoder and no `.proto` loading. One attempt per batch; the
- * outcome is classified by gRPC status as the OTLP specification says (see `RETRYABLE_CODES`),
+ * outcome is classified by gRPC status as the OTLP specification says (`RETRYABLE_GRPC_CODES`;
+ * `RESOURCE_EXHAUSTED` only when the server sent a `RetryInfo`, which says recovery is possible),
  * with the server's `RetryInfo` delay; the answer's `partial_success` is read. The stock
  * `@opentelemetry/exporter-trace-otlp-grpc` retries inside `export()` and reports failures
  * without the code, which the {@link ReliableSpanProcessor} needs to decide.
@@ -84,26 +66,9 @@ export class OtlpGrpcSpanExporter implements SpanExporter, SpanTransport, BatchT
   constructor(options: OtlpGrpcSpanExporterOptions) {
     const url = new URL(options.url);
     this.#address = url.href;
-    const port = url.port === '' ? (url.protocol === 'https:' ? '443' : '4317') : url.port;
-    this.#client = new Client(
-      `${url.hostname}:${port}`,
-      url.protocol === 'https:'
-        ? credentials.createSsl(
-            options.tls?.ca ?? null,
-            options.tls?.key ?? null,
-            options.tls?.cert ?? null,
-          )
-        : credentials.createInsecure(),
-      {
-        'grpc.primary_user_agent': USER_AGENT,
-        'grpc.enable_retries': 0,
-        ...(options.compression === 'gzip' ? { 'grpc.default_compression_algorithm': 2 } : {}),
-      },
-    );
-    this.#metadata = new Metadata();
-    for (const [key, value] of Object.entries(options.headers ?? {})) {
-      this.#metadata.set(key.toLowerCase(), value);
-    }
+    const { client, metadata } = otlpGrpcClient(options);
+    this.#client = client;
+    this.#metadata = metadata;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
   }
 
@@ -162,7 +127,7 @@ export class OtlpGrpcSpanExporter implements SpanExporter, SpanTransport, BatchT
     const details = error.metadata?.get('grpc-status-details-bin')[0];
     const retryDelayMs = Buffer.isBuffer(details) ? decodeRetryInfoDelay(details) : undefined;
     const retryable =
-      RETRYABLE_CODES.has(error.code) ||
+      RETRYABLE_GRPC_CODES.has(error.code) ||
       (error.code === GrpcStatus.RESOURCE_EXHAUSTED && retryDelayMs !== undefined);
     if (retryable) {
       return {

@@ -1,0 +1,63 @@
+import { Client, credentials, Metadata, status as GrpcStatus } from '@grpc/grpc-js';
+import type { ExportTls } from './export-tls.js';
+import { USER_AGENT } from './user-agent.js';
+
+/**
+ * gRPC codes OTLP/gRPC says to retry, for spans and metrics alike. (The span exporter also
+ * retries `RESOURCE_EXHAUSTED` when the server sent a `RetryInfo`.)
+ */
+export const RETRYABLE_GRPC_CODES: ReadonlySet<GrpcStatus> = new Set([
+  GrpcStatus.CANCELLED,
+  GrpcStatus.DEADLINE_EXCEEDED,
+  GrpcStatus.ABORTED,
+  GrpcStatus.OUT_OF_RANGE,
+  GrpcStatus.UNAVAILABLE,
+  GrpcStatus.DATA_LOSS,
+]);
+
+/** Where and how an OTLP/gRPC client connects, from {@link otlpGrpcClient}. */
+export interface OtlpGrpcClientOptions {
+  /** The server, `http://host:4317` (plaintext) or `https://host:4317` (TLS). */
+  url: string;
+  /** Sent as gRPC metadata with every request. */
+  headers?: Record<string, string>;
+  /** Certificates for an `https://` server: a private CA, a client certificate and key. */
+  tls?: ExportTls;
+  /** @default 'none' */
+  compression?: 'gzip' | 'none';
+}
+
+/**
+ * The grpc-js client the span and metrics exports send with: plaintext or TLS by the URL's
+ * scheme (port 4317 unless given), grpc-js's own retries off (the callers decide), the one
+ * tooltrace primary user agent (grpc-js adds its `grpc-node-js/…` after it), and the headers as
+ * metadata.
+ */
+export function otlpGrpcClient(options: OtlpGrpcClientOptions): {
+  client: Client;
+  metadata: Metadata;
+} {
+  const url = new URL(options.url);
+  const tls = url.protocol === 'https:';
+  const port = url.port === '' ? (tls ? '443' : '4317') : url.port;
+  const client = new Client(
+    `${url.hostname}:${port}`,
+    tls
+      ? credentials.createSsl(
+          options.tls?.ca ?? null,
+          options.tls?.key ?? null,
+          options.tls?.cert ?? null,
+        )
+      : credentials.createInsecure(),
+    {
+      'grpc.primary_user_agent': USER_AGENT,
+      'grpc.enable_retries': 0,
+      ...(options.compression === 'gzip' ? { 'grpc.default_compression_algorithm': 2 } : {}),
+    },
+  );
+  const metadata = new Metadata();
+  for (const [key, value] of Object.entries(options.headers ?? {})) {
+    metadata.set(key.toLowerCase(), value);
+  }
+  return { client, metadata };
+}
