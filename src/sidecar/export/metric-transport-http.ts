@@ -1,13 +1,12 @@
-import { Agent as HttpAgent, request as httpRequest, STATUS_CODES } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, STATUS_CODES } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import type { ExportResponse, IExporterTransport } from '@opentelemetry/otlp-exporter-base';
 import { isRetryableHttpStatus, parseRetryAfter } from './export-outcome.js';
 import type { ExportTls } from './export-tls.js';
 import { decodeRpcStatus } from './otlp-response.js';
+import { postOtlp, type OtlpHttpAnswer } from './post-otlp.js';
 import { USER_AGENT } from './user-agent.js';
 
-/** Answer bodies are read up to this size: a status message, not a web page. */
-const MAX_ANSWER_BYTES = 64 * 1024;
 /** Where and how metrics requests go, for {@link httpMetricTransport} and `grpcMetricTransport`. */
 export interface MetricTransportOptions {
   url: string;
@@ -30,66 +29,33 @@ export function httpMetricTransport(options: MetricTransportOptions): IExporterT
   const agent = https
     ? new HttpsAgent({ keepAlive: true, ...options.tls })
     : new HttpAgent({ keepAlive: true });
-  const send = https ? httpsRequest : httpRequest;
   const headers = {
     ...options.headers,
     'User-Agent': USER_AGENT,
     'Content-Type': options.contentType ?? 'application/x-protobuf',
   };
+  /** The transport's reading of an answer: success, or why not and whether to try again. */
+  const outcome = (answer: OtlpHttpAnswer): ExportResponse => {
+    const { status } = answer;
+    if (status >= 200 && status < 300) return { status: 'success', data: answer.body };
+    const said = decodeRpcStatus(answer.body, answer.contentType)?.message;
+    const error = new Error(
+      `${status} ${STATUS_CODES[status] ?? ''}`.trim() +
+        ` from ${url.href}${said === undefined || said === '' ? '' : `: ${said}`}`,
+    );
+    if (!isRetryableHttpStatus(status)) return { status: 'failure', error };
+    const wait = parseRetryAfter(answer.retryAfter);
+    return { status: 'retryable', error, ...(wait === undefined ? {} : { retryInMillis: wait }) };
+  };
   return {
     send(data, timeoutMillis) {
-      return new Promise<ExportResponse>((resolve) => {
-        const request = send(url, {
-          method: 'POST',
-          agent,
-          headers: { ...headers, 'Content-Length': String(data.byteLength) },
-          timeout: timeoutMillis,
-        });
-        request.once('timeout', () =>
-          request.destroy(new Error(`no answer within ${timeoutMillis} ms`)),
-        );
-        request.once('error', (error) =>
-          resolve({ status: 'retryable', error: new Error(`${url.href}: ${error.message}`) }),
-        );
-        request.once('response', (response) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          response.on('data', (chunk: Buffer) => {
-            if (size >= MAX_ANSWER_BYTES) return;
-            size += chunk.length;
-            chunks.push(chunk);
-          });
-          response.once('error', (error) =>
-            resolve({ status: 'retryable', error: new Error(`${url.href}: ${error.message}`) }),
-          );
-          response.once('end', () => {
-            const status = response.statusCode ?? 0;
-            const body = Buffer.concat(chunks);
-            if (status >= 200 && status < 300) {
-              resolve({ status: 'success', data: body });
-              return;
-            }
-            const contentType = (response.headers['content-type'] ?? '').toLowerCase();
-            const said = decodeRpcStatus(body, contentType)?.message;
-            const error = new Error(
-              `${status} ${STATUS_CODES[status] ?? ''}`.trim() +
-                ` from ${url.href}${said === undefined || said === '' ? '' : `: ${said}`}`,
-            );
-            const retryAfter = response.headers['retry-after'];
-            if (isRetryableHttpStatus(status)) {
-              const wait = parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : undefined);
-              resolve({
-                status: 'retryable',
-                error,
-                ...(wait === undefined ? {} : { retryInMillis: wait }),
-              });
-            } else {
-              resolve({ status: 'failure', error });
-            }
-          });
-        });
-        request.end(data);
-      });
+      return postOtlp(url, data, { agent, headers, timeoutMs: timeoutMillis }).then(
+        outcome,
+        (error: Error): ExportResponse => ({
+          status: 'retryable',
+          error: new Error(`${url.href}: ${error.message}`),
+        }),
+      );
     },
     shutdown() {
       agent.destroy();

@@ -1,5 +1,5 @@
-import { Agent as HttpAgent, request as httpRequest, STATUS_CODES } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, STATUS_CODES } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
@@ -18,13 +18,11 @@ import {
 import { OtlpJsonTraceEncoder } from './otlp-json-encoder.js';
 import { OtlpTraceEncoder } from './otlp-trace-encoder.js';
 import { decodePartialSuccess, decodeRpcStatus } from './otlp-response.js';
+import { postOtlp, type OtlpHttpAnswer } from './post-otlp.js';
 import { USER_AGENT } from './user-agent.js';
 import type { ExportTls } from './export-tls.js';
 
 const gzip = promisify(gzipCallback);
-
-/** Answer bodies are read up to this size: a status message, not a web page. */
-const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** Options for {@link OtlpHttpSpanExporter}. */
 export interface OtlpHttpSpanExporterOptions {
@@ -67,7 +65,6 @@ export class OtlpHttpSpanExporter
   readonly #compress: boolean;
   readonly #timeoutMs: number;
   readonly #agent: HttpAgent;
-  readonly #request: typeof httpRequest;
   readonly #encoder: OtlpTraceEncoder | OtlpJsonTraceEncoder;
   readonly #inFlight = new Set<Promise<unknown>>();
   /** Bodies requests are writing: how many, and whether they were released meanwhile. */
@@ -90,7 +87,6 @@ export class OtlpHttpSpanExporter
     this.#agent = https
       ? new HttpsAgent({ keepAlive: true, maxSockets: 8, ...options.tls })
       : new HttpAgent({ keepAlive: true, maxSockets: 8 });
-    this.#request = https ? httpsRequest : httpRequest;
   }
 
   /** Sends one batch once and tells what came of it; never rejects. */
@@ -141,7 +137,7 @@ export class OtlpHttpSpanExporter
 
   async #send(plain: Uint8Array): Promise<ExportOutcome> {
     const where = this.#url.href;
-    let answer: Answer;
+    let answer: OtlpHttpAnswer;
     try {
       answer = await this.#post(this.#compress ? await gzip(plain) : plain);
     } catch (error) {
@@ -181,64 +177,31 @@ export class OtlpHttpSpanExporter
   }
 
   /** POSTs `body`; resolves with the answer once its body was read (up to a limit). */
-  #post(body: Uint8Array): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const request = this.#request(this.#url, {
-        method: 'POST',
-        agent: this.#agent,
-        headers: { ...this.#headers, 'Content-Length': String(body.byteLength) },
-        timeout: this.#timeoutMs,
-      });
-      request.once('timeout', () =>
-        request.destroy(new Error(`no answer within ${this.#timeoutMs} ms`)),
-      );
-      request.once('error', reject);
-      request.once('response', (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          if (size >= MAX_ANSWER_BYTES) return;
-          size += chunk.length;
-          chunks.push(chunk);
-        });
-        response.on('error', reject);
-        response.on('end', () => {
-          const retryAfter: string | string[] | undefined = response.headers['retry-after'];
-          resolve({
-            status: response.statusCode ?? 0,
-            contentType: (response.headers['content-type'] ?? '').toLowerCase(),
-            retryAfter: typeof retryAfter === 'string' ? retryAfter : retryAfter?.[0],
-            body: Buffer.concat(chunks).subarray(0, MAX_ANSWER_BYTES),
-          });
-        });
-      });
+  #post(body: Uint8Array): Promise<OtlpHttpAnswer> {
+    return postOtlp(this.#url, body, {
+      agent: this.#agent,
+      headers: this.#headers,
+      timeoutMs: this.#timeoutMs,
       // Until the body is written out (or the request is gone), its memory is not the
       // encoder's again, even once it was released: an endpoint may answer before it read it.
-      const writing = this.#writing.get(body) ?? { requests: 0, released: false };
-      writing.requests += 1;
-      this.#writing.set(body, writing);
-      let written = false;
-      const done = (): void => {
-        if (written) return;
-        written = true;
-        writing.requests -= 1;
-        if (writing.requests > 0) return;
-        this.#writing.delete(body);
-        if (writing.released) this.#encoder.release(body);
-      };
-      request.once('finish', done);
-      request.once('close', done);
-      request.end(body);
+      watch: (request) => {
+        const writing = this.#writing.get(body) ?? { requests: 0, released: false };
+        writing.requests += 1;
+        this.#writing.set(body, writing);
+        let written = false;
+        const done = (): void => {
+          if (written) return;
+          written = true;
+          writing.requests -= 1;
+          if (writing.requests > 0) return;
+          this.#writing.delete(body);
+          if (writing.released) this.#encoder.release(body);
+        };
+        request.once('finish', done);
+        request.once('close', done);
+      },
     });
   }
-}
-
-/** An answer as the exporter reads it. */
-interface Answer {
-  status: number;
-  contentType: string;
-  retryAfter: string | undefined;
-  body: Buffer;
 }
 
 /** What a permanent status most likely means, said where the failure is reported. */
