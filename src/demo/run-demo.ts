@@ -76,10 +76,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
           HELD_TO_THE_END,
         );
   const printer = selection.traces.has('console')
-    ? new ReliableSpanProcessor(
-        new ConsoleSpanExporter(options.stdout, printable),
-        HELD_TO_THE_END,
-      )
+    ? new ReliableSpanProcessor(new ConsoleSpanExporter(options.stdout, printable), HELD_TO_THE_END)
     : undefined;
   const processors = [file, printer].filter(
     (processor): processor is ReliableSpanProcessor => processor !== undefined,

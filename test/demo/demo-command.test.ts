@@ -282,7 +282,7 @@ describe('tooltrace demo with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).not.toContain(`and to ${receiver.tracesUrl}`);
     const printed = run.stdout.split('The spans, as OTEL_TRACES_EXPORTER=console prints them:')[1];
-    const heads = printed!.split('\n').filter((line) => /  trace=[0-9a-f]{32} span=/.test(line));
+    const heads = printed!.split('\n').filter((line) => / {2}trace=[0-9a-f]{32} span=/.test(line));
     expect(heads).toHaveLength(DEMO_SPANS);
     expect(heads.some((line) => line.startsWith('execute_tool plan_trip  '))).toBe(true);
     expect(receiver.requests).toEqual([]);
