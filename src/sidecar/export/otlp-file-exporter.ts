@@ -162,14 +162,14 @@ export class OtlpFileExporter implements BatchTransport<Uint8Array> {
     await this.#handle.close().catch(() => undefined);
     const size = this.#size;
     if (this.#maxBackups > 0) {
+      // A file not there (a rotation that failed half way, retried) is no failure.
+      const moved = (error: NodeJS.ErrnoException): void => {
+        if (error.code !== 'ENOENT') throw error;
+      };
       for (let index = this.#maxBackups - 1; index >= 1; index -= 1) {
-        await rename(`${this.#path}.${index}`, `${this.#path}.${index + 1}`).catch(
-          (error: NodeJS.ErrnoException) => {
-            if (error.code !== 'ENOENT') throw error;
-          },
-        );
+        await rename(`${this.#path}.${index}`, `${this.#path}.${index + 1}`).catch(moved);
       }
-      await rename(this.#path, `${this.#path}.1`);
+      await rename(this.#path, `${this.#path}.1`).catch(moved);
     }
     this.#handle = await open(this.#path, 'a');
     if (this.#maxBackups === 0) await this.#handle.truncate(0);
