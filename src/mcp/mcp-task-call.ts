@@ -45,7 +45,9 @@ export async function runTaskCall(
   // Tasks exist on the 1.x line only, so its schemas are there whenever a task runs.
   const { CallToolResultSchema, CreateTaskResultSchema } =
     await import('@modelcontextprotocol/sdk/types.js');
-  const { signal: _callerSignal, ...requestOptions } = callOptions;
+  // The call's signal is watched here, stage by stage, rather than left on the SDK's requests.
+  const requestOptions: McpCallOptions = { ...callOptions };
+  delete requestOptions.signal;
   const created = (await untilAborted(signal, (stageSignal) =>
     api.client.request({ method: 'tools/call', params }, CreateTaskResultSchema, {
       ...requestOptions,
