@@ -48,6 +48,17 @@ export function registerTaskTool(
         'experimental.tasks.registerToolTask (tasks need @modelcontextprotocol/sdk 1.x)',
     );
   }
+  const capabilities = (
+    server.server as unknown as { getCapabilities?: () => unknown }
+  ).getCapabilities?.() as { tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined;
+  if (capabilities !== undefined && capabilities.tasks?.requests?.tools?.call === undefined) {
+    // Clients would refuse every call of it (it is listed as a task tool, the server has no tasks).
+    throw new TypeError(
+      `tool "${served.tool.name}" has execution.taskSupport, and the McpServer has no tasks ` +
+        'capability for tools/call: create it with { capabilities: { tasks: { requests: ' +
+        '{ tools: { call: {} } } } }, taskStore: new InMemoryTaskStore() }',
+    );
+  }
   const createTask = async (input: Record<string, unknown>, extra: TaskExtra) => {
     const task = await extra.taskStore.createTask({
       ttl: options.ttl,

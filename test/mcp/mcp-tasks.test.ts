@@ -174,3 +174,12 @@ describe('MCP tasks (2025-11-25), served by serveMcpTools and called through mcp
     expect(task.status).toBe('cancelled');
   });
 });
+
+describe('serveMcpTools() with execution', () => {
+  it('refuses a task tool on an McpServer without the tasks capability, saying how to create one', () => {
+    const server = new McpServer({ name: 'plain', version: '1.0.0' });
+    expect(() =>
+      serveMcpTools(server, [{ tool: researchTool({}), execution: { taskSupport: 'required' } }]),
+    ).toThrow('has no tasks capability for tools/call');
+  });
+});
