@@ -4,7 +4,7 @@ import { traceToolCalls } from '../otel/index.js';
 import { forwardEvents } from '../forward/index.js';
 import { checkSidecarUrl } from '../forward/forward-events.js';
 import { DEMO_CALL_COUNT, DEMO_CALLS, DEMO_SPAN_COUNT, runDemoAgent } from './demo-agent.js';
-import { demoPace } from './demo-tools.js';
+import { demoPace } from './demo-pace.js';
 import { LiveDisplay } from './live-display.js';
 import { encodeOtlpJson } from './otlp-json.js';
 import { startTraceSink } from './trace-sink.js';

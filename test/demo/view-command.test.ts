@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoPace } from '../../src/demo/demo-tools.js';
+import { demoPace } from '../../src/demo/demo-pace.js';
 import { runDemoAgent } from '../../src/demo/index.js';
 import { EventBus } from '../../src/index.js';
 import { forwardEvents } from '../../src/forward/index.js';

@@ -1,5 +1,5 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import type { SpanBatch } from './export-outcome.js';
+import { encodeAll, type SpanBatch } from './span-batch.js';
 import { NumberTypes } from './number-types.js';
 import { RequestBuffers } from './request-buffers.js';
 
@@ -12,12 +12,6 @@ export interface SpanGroup {
   readonly resource: ReadableSpan['resource'];
   readonly scope: ReadableSpan['instrumentationScope'];
   readonly ranges: number[];
-}
-
-/** The request body of `spans` written into `batch` one after the other. */
-export function encodeAll<Body>(batch: SpanBatch<Body>, spans: readonly ReadableSpan[]): Body {
-  for (const span of spans) batch.add(span);
-  return batch.close();
 }
 
 /** What an encoder does with its batches: {@link EncodingBatch} calls back into it. */

@@ -21,4 +21,5 @@ export { isRetryableHttpStatus, parseRetryAfter } from './export-outcome.js';
 // The gRPC exporter is not listed: it loads @grpc/grpc-js, which `createTraceExporter` imports
 // only for `grpc`, so the sidecar starts without it otherwise.
 export type { OtlpGrpcSpanExporterOptions } from './otlp-grpc-span-exporter.js';
-export type { BatchTransport, ExportOutcome, SpanBatch, SpanTransport } from './export-outcome.js';
+export type { BatchTransport, ExportOutcome, SpanTransport } from './export-outcome.js';
+export type { SpanBatch } from './span-batch.js';

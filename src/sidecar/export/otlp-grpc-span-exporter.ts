@@ -12,9 +12,9 @@ import {
   SHUT_DOWN,
   type BatchTransport,
   type ExportOutcome,
-  type SpanBatch,
   type SpanTransport,
 } from './export-outcome.js';
+import type { SpanBatch } from './span-batch.js';
 import { toExportResult } from './otlp-http-span-exporter.js';
 import { decodePartialSuccess, decodeRetryInfoDelay } from './otlp-response.js';
 import { OtlpTraceEncoder } from './otlp-trace-encoder.js';

@@ -12,9 +12,9 @@ import {
   SHUT_DOWN,
   type BatchTransport,
   type ExportOutcome,
-  type SpanBatch,
   type SpanTransport,
 } from './export-outcome.js';
+import type { SpanBatch } from './span-batch.js';
 import { OtlpJsonTraceEncoder } from './otlp-json-encoder.js';
 import { OtlpTraceEncoder } from './otlp-trace-encoder.js';
 import { decodePartialSuccess, decodeRpcStatus } from './otlp-response.js';
