@@ -1,4 +1,4 @@
-import type { ReceivedSpan } from '../testing/index.js';
+import type { ReceivedSpan } from '../otlp/index.js';
 
 /** Limits of {@link DrawnSpans}. */
 export interface DrawnSpansLimits {

@@ -1,4 +1,4 @@
-import type { ReceivedSpan } from '../testing/index.js';
+import type { ReceivedSpan } from '../otlp/index.js';
 import { VERSION } from '../version.js';
 import { HTML_PAGE_SCRIPT, HTML_PAGE_STYLE } from './html-page-script.js';
 import type { SummaryCall, ViewSummary } from './view-summary.js';

@@ -1,4 +1,4 @@
-import type { ReceivedSpan } from '../testing/index.js';
+import type { ReceivedSpan } from '../otlp/index.js';
 
 /**
  * Encodes spans as one OTLP/JSON `ExportTraceServiceRequest` (the shape the OTLP/HTTP JSON

@@ -4,7 +4,7 @@ import { EventBus } from '../bus/index.js';
 import { DerivedIdGenerator, traceToolCalls, type TraceBy } from '../otel/index.js';
 import { detectResource, EventPipeline, SidecarMetrics } from '../sidecar/pipeline/index.js';
 import { parseKeyValueList } from '../sidecar/export/index.js';
-import type { ReceivedSpan } from '../testing/index.js';
+import type { ReceivedSpan } from '../otlp/index.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, type DecodeFailure } from '../wire/index.js';
 import { DrawnSpans, type DrawnSpansLimits, type SpansLeftOut } from './drawn-spans.js';
 import { receivedSpanOf } from './received-span-of.js';

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { TraceBy } from '../otel/index.js';
-import { decodeTraceRequest, type ReceivedSpan } from '../testing/index.js';
+import { decodeTraceRequest, type ReceivedSpan } from '../otlp/index.js';
 import { decodeEnvelope, LineSplitter, type DecodeFailure } from '../wire/index.js';
 import { DrawnSpans, type DrawnSpansLimits, type SpansLeftOut } from './drawn-spans.js';
 import { readJournalSpans, type ReadProgress } from './read-journal-spans.js';

@@ -1,6 +1,6 @@
 import type { Attributes, HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import type { ReceivedSpan } from '../testing/index.js';
+import type { ReceivedSpan } from '../otlp/index.js';
 
 /**
  * An ended SDK span as a receiver would decode it ({@link ReceivedSpan}, what the waterfall

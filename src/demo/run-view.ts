@@ -1,6 +1,6 @@
 import { stat, writeFile } from 'node:fs/promises';
 import type { TraceBy } from '../otel/index.js';
-import type { ReceivedSpan } from '../testing/index.js';
+import type { ReceivedSpan } from '../otlp/index.js';
 import { printable } from '../sidecar/printable.js';
 import type { DrawnSpansLimits, SpansLeftOut } from './drawn-spans.js';
 import { renderHtmlPage } from './html-page.js';

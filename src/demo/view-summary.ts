@@ -1,4 +1,4 @@
-import type { ReceivedSpan } from '../testing/index.js';
+import type { ReceivedSpan } from '../otlp/index.js';
 import { printable } from '../sidecar/printable.js';
 import { formatToolTable, type ToolTableRow } from './tool-table.js';
 import { formatDuration } from './waterfall.js';

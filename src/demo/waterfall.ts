@@ -1,5 +1,5 @@
 import { createColors } from 'picocolors';
-import type { ReceivedSpan } from '../testing/index.js';
+import type { ReceivedSpan } from '../otlp/index.js';
 import { printable } from '../sidecar/printable.js';
 
 /** Options for {@link renderWaterfall}. */

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { contentTypeOf, type OtlpEncoding } from './otlp-encoding.js';
+import { contentTypeOf, type OtlpEncoding } from '../otlp/index.js';
 
 /** gRPC status codes carried in the `google.rpc.Status` body of a failure answer. */
 export const RPC_CODE = {

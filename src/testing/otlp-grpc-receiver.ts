@@ -1,9 +1,7 @@
 import type * as GrpcModule from '../vendor/grpc.js';
 import type { Metadata, sendUnaryData, ServerUnaryCall, ServiceError } from '../vendor/grpc.js';
+import { decodeTraceRequest, OtlpDecodeError, type ReceivedSpan } from '../otlp/index.js';
 import { CountWaiters, type WaitFailure } from './count-waiters.js';
-import { decodeTraceRequest } from './decode-trace-request.js';
-import { OtlpDecodeError } from './otlp-decode-error.js';
-import type { ReceivedSpan } from './received-span.js';
 import { ReceiverWaitError } from './receiver-wait-error.js';
 
 const TRACE_SERVICE = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';

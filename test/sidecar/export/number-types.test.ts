@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { OtlpTraceEncoder } from '../../../src/sidecar/export/index.js';
 import { OtlpJsonTraceEncoder } from '../../../src/sidecar/export/otlp-json-encoder.js';
 import { decodeTraceRequest } from '../../../src/testing/index.js';
-import { otlpProtoTypes } from '../../testing/otlp-proto-schema.js';
+import { otlpProtoTypes } from '../../otlp/otlp-proto-schema.js';
 
 /** Three spans whose `ratio` is whole, fractional, whole; progress is whole every time. */
 function spans(): ReadableSpan[] {

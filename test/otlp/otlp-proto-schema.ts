@@ -4,7 +4,7 @@ import protobuf from 'protobufjs';
  * The parts of opentelemetry-proto (common/v1, resource/v1, trace/v1, logs/v1 and the collector
  * trace and logs services) the receiver deals with, written out here for the tests: protobufjs
  * encodes hand-built requests with them, an encoder independent of both the exporter under test
- * and the receiver's one decoder (src/testing/decode-trace-protobuf.ts and
+ * and the receiver's one decoder (src/otlp/decode-trace-protobuf.ts and
  * decode-logs-protobuf.ts, over ProtobufReader). Field numbers match opentelemetry-proto; fields
  * the receiver does not read are left out.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeLogsRequest } from '../../src/testing/index.js';
+import { decodeLogsRequest } from '../../src/otlp/index.js';
 import { otlpProtoTypes } from './otlp-proto-schema.js';
 
 const TRACE_ID = '5b8efff798038103d269b633813fc60c';

@@ -1,6 +1,6 @@
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
-import { ProtobufReader, WIRE } from '../../src/testing/protobuf-reader.js';
+import { ProtobufReader, WIRE } from '../../src/otlp/protobuf-reader.js';
 
 /** Bytes written by protobufjs's writer, an encoder independent of the reader under test. */
 function written(write: (writer: protobuf.Writer) => protobuf.Writer): ProtobufReader {

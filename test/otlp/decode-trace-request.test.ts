@@ -1,7 +1,7 @@
 import protobufjs from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { TooltraceError } from '../../src/errors/index.js';
-import { decodeTraceRequest, OtlpDecodeError } from '../../src/testing/index.js';
+import { decodeTraceRequest, OtlpDecodeError } from '../../src/otlp/index.js';
 import { otlpProtoTypes } from './otlp-proto-schema.js';
 
 const TRACE_ID = '5b8efff798038103d269b633813fc60c';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ShortStringCache } from '../../src/testing/short-string-cache.js';
+import { ShortStringCache } from '../../src/otlp/short-string-cache.js';
 
 function decodeAll(cache: ShortStringCache, texts: readonly string[]): string[] {
   const buffer = Buffer.from(texts.join(''));

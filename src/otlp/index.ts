@@ -1,0 +1,21 @@
+/**
+ * OTLP, read and written in one place: the read model of what an exporter sends (spans, log
+ * records, metric points as plain objects), the protobuf reader the decoders drive, and the
+ * decoders of trace, logs and metrics export requests in JSON and protobuf. `tooltrace/testing`
+ * (the receivers), the sidecar's export and `view` import it; nothing else reads OTLP by hand.
+ * Internal: the package has no `./otlp` entry, `tooltrace/testing` re-exports what its users need.
+ */
+export type { ReceivedSpan, ReceivedSpanEvent, ReceivedSpanLink } from './received-span.js';
+export type { ReceivedLogRecord } from './received-log-record.js';
+export type { ReceivedMetricPoint } from './received-metric-point.js';
+export type { ReceivedScope } from './received-scope.js';
+export type { PlainValue } from './any-value.js';
+export { decodeTraceRequest } from './decode-trace-request.js';
+export { decodeLogsRequest } from './decode-logs-request.js';
+export { decodeMetricsRequest } from './decode-metrics-request.js';
+export { decodeTraceProtobuf } from './decode-trace-protobuf.js';
+export { OtlpDecodeError } from './otlp-decode-error.js';
+export { contentTypeOf, otlpEncodingOf } from './otlp-encoding.js';
+export type { OtlpEncoding } from './otlp-encoding.js';
+export { ProtobufReader, WIRE } from './protobuf-reader.js';
+export { ShortStringCache } from './short-string-cache.js';
