@@ -18,4 +18,24 @@ export { OtlpDecodeError } from './otlp-decode-error.js';
 export { contentTypeOf, otlpEncodingOf } from './otlp-encoding.js';
 export type { OtlpEncoding } from './otlp-encoding.js';
 export { ProtobufReader, WIRE } from './protobuf-reader.js';
+export {
+  FIXED32,
+  FIXED64,
+  hexValue,
+  LENGTH_DELIMITED,
+  lengthDelimited,
+  stringKeyValue,
+  tag,
+  VARINT,
+  varint,
+  varintSize,
+} from './protobuf-writer.js';
 export { ShortStringCache } from './short-string-cache.js';
+export {
+  decodePartialSuccess,
+  decodeRetryInfoDelay,
+  decodeRpcStatus,
+  encodePartialSuccess,
+  encodeRpcStatus,
+} from './otlp-response.js';
+export type { PartialSuccess, RpcStatus } from './otlp-response.js';

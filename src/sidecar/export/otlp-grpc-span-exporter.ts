@@ -16,7 +16,7 @@ import {
 } from './export-outcome.js';
 import type { SpanBatch } from './span-batch.js';
 import { toExportResult } from './otlp-http-span-exporter.js';
-import { decodePartialSuccess, decodeRetryInfoDelay } from './otlp-response.js';
+import { decodePartialSuccess, decodeRetryInfoDelay } from '../../otlp/index.js';
 import { OtlpTraceEncoder } from './otlp-trace-encoder.js';
 import {
   otlpGrpcClient,

@@ -17,7 +17,7 @@ import {
 import type { SpanBatch } from './span-batch.js';
 import { OtlpJsonTraceEncoder } from './otlp-json-encoder.js';
 import { OtlpTraceEncoder } from './otlp-trace-encoder.js';
-import { decodePartialSuccess, decodeRpcStatus } from './otlp-response.js';
+import { decodePartialSuccess, decodeRpcStatus } from '../../otlp/index.js';
 import { postOtlp, type OtlpHttpAnswer } from './post-otlp.js';
 import { USER_AGENT } from './user-agent.js';
 import type { ExportTls } from './export-tls.js';

@@ -12,7 +12,7 @@ import {
   VARINT,
   varint,
   varintSize,
-} from './protobuf-wire.js';
+} from '../../otlp/index.js';
 import {
   INT64_MAX,
   INT64_MIN,

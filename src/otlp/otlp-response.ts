@@ -1,9 +1,11 @@
+import { ProtobufReader, WIRE } from './protobuf-reader.js';
+import { LENGTH_DELIMITED, lengthDelimited, tag, VARINT, varint } from './protobuf-writer.js';
+
 /**
  * Reading what an OTLP endpoint answers: the `partial_success` of an
  * `ExportTraceServiceResponse` and the `google.rpc.Status` of a failure, in protobuf or JSON
- * (the encoding the request used, or whatever `Content-Type` the answer names). Two small
- * messages do not justify a protobuf library: this reads the few fields it needs and skips the
- * rest. A body that cannot be read decodes to nothing rather than throwing: the status line of
+ * (the encoding the request used, or whatever `Content-Type` the answer names), read with the
+ * one {@link ProtobufReader} of the OTLP decoders: the few fields needed, the rest skipped. A body that cannot be read decodes to nothing rather than throwing: the status line of
  * the answer still says what happened.
  */
 
@@ -37,13 +39,11 @@ export function decodePartialSuccess(
     );
   }
   try {
-    const reader = new FieldReader(body);
-    for (let entry = reader.next(); entry !== undefined; entry = reader.next()) {
+    for (const entry of fieldsOf(body)) {
       if (entry.field !== 1 || !(entry.value instanceof Uint8Array)) continue;
       let rejected = 0;
       let message = '';
-      const inner = new FieldReader(entry.value);
-      for (let item = inner.next(); item !== undefined; item = inner.next()) {
+      for (const item of fieldsOf(entry.value)) {
         if (item.field === 1 && typeof item.value === 'number') rejected = item.value;
         if (item.field === 2 && item.value instanceof Uint8Array) message = utf8(item.value);
       }
@@ -74,8 +74,7 @@ export function decodeRpcStatus(body: Uint8Array, contentType: string): RpcStatu
     try {
       let code = 0;
       let message = '';
-      const reader = new FieldReader(body);
-      for (let entry = reader.next(); entry !== undefined; entry = reader.next()) {
+      for (const entry of fieldsOf(body)) {
         if (entry.field === 1 && typeof entry.value === 'number') code = entry.value;
         if (entry.field === 2 && entry.value instanceof Uint8Array) message = utf8(entry.value);
       }
@@ -96,24 +95,20 @@ const RETRY_INFO_TYPE = 'type.googleapis.com/google.rpc.RetryInfo';
  */
 export function decodeRetryInfoDelay(status: Uint8Array): number | undefined {
   try {
-    const reader = new FieldReader(status);
-    for (let entry = reader.next(); entry !== undefined; entry = reader.next()) {
+    for (const entry of fieldsOf(status)) {
       if (entry.field !== 3 || !(entry.value instanceof Uint8Array)) continue;
       let typeUrl = '';
       let value: Uint8Array | undefined;
-      const any = new FieldReader(entry.value);
-      for (let item = any.next(); item !== undefined; item = any.next()) {
+      for (const item of fieldsOf(entry.value)) {
         if (item.field === 1 && item.value instanceof Uint8Array) typeUrl = utf8(item.value);
         if (item.field === 2 && item.value instanceof Uint8Array) value = item.value;
       }
       if (typeUrl !== RETRY_INFO_TYPE || value === undefined) continue;
-      const info = new FieldReader(value);
-      for (let item = info.next(); item !== undefined; item = info.next()) {
+      for (const item of fieldsOf(value)) {
         if (item.field !== 1 || !(item.value instanceof Uint8Array)) continue;
         let seconds = 0;
         let nanos = 0;
-        const duration = new FieldReader(item.value);
-        for (let part = duration.next(); part !== undefined; part = duration.next()) {
+        for (const part of fieldsOf(item.value)) {
           if (part.field === 1 && typeof part.value === 'number') seconds = part.value;
           if (part.field === 2 && typeof part.value === 'number') nanos = part.value;
         }
@@ -125,6 +120,31 @@ export function decodeRetryInfoDelay(status: Uint8Array): number | undefined {
     // Unreadable details: no delay was given.
   }
   return undefined;
+}
+
+/**
+ * A `google.rpc.Status` in protobuf, what a failure answer carries: `code` (field 1) and
+ * `message` (field 2), each left out when empty.
+ */
+export function encodeRpcStatus(code: number, message: string): Buffer {
+  return codeAndText(code, message);
+}
+
+/**
+ * An `Export*ServiceResponse` in protobuf whose `partial_success` (field 1) holds
+ * `rejectedSpans` (or log records, or data points: field 1) and `errorMessage` (field 2).
+ */
+export function encodePartialSuccess(rejectedSpans: number, errorMessage: string): Buffer {
+  const inner = codeAndText(rejectedSpans, errorMessage);
+  return Buffer.concat([Buffer.from([tag(1, LENGTH_DELIMITED)]), varint(inner.length), inner]);
+}
+
+/** Field 1 a varint, field 2 UTF-8 text: the shape of both messages above. */
+function codeAndText(code: number, text: string): Buffer {
+  const parts: Buffer[] = [];
+  if (code !== 0) parts.push(Buffer.from([tag(1, VARINT)]), varint(code));
+  if (text !== '') parts.push(Buffer.from([tag(2, LENGTH_DELIMITED)]), lengthDelimited(text));
+  return Buffer.concat(parts);
 }
 
 function found(rejectedSpans: number, errorMessage: string): PartialSuccess | undefined {
@@ -158,54 +178,29 @@ function utf8(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
-/** Top-level fields of one protobuf message: varints as numbers, length-delimited as bytes. */
-class FieldReader {
-  readonly #bytes: Uint8Array;
-  #position = 0;
+/** One top-level field of a protobuf message: a varint as a number, length-delimited as bytes. */
+interface ProtobufField {
+  field: number;
+  value: number | Uint8Array | undefined;
+}
 
-  constructor(bytes: Uint8Array) {
-    this.#bytes = bytes;
-  }
-
-  next(): { field: number; value: number | Uint8Array | undefined } | undefined {
-    if (this.#position >= this.#bytes.length) return undefined;
-    const tag = this.#varint();
-    const field = Math.floor(tag / 8);
-    switch (tag & 7) {
-      case 0:
-        return { field, value: this.#varint() };
-      case 1:
-        this.#skip(8);
-        return { field, value: undefined };
-      case 2: {
-        const length = this.#varint();
-        const start = this.#position;
-        this.#skip(length);
-        return { field, value: this.#bytes.subarray(start, start + length) };
-      }
-      case 5:
-        this.#skip(4);
-        return { field, value: undefined };
-      default:
-        throw new RangeError(`wire type ${tag & 7} at ${this.#position}`);
+/** The top-level fields of one protobuf message, in order; throws a `RangeError` on bad bytes. */
+function* fieldsOf(message: Uint8Array): Generator<ProtobufField> {
+  const reader = new ProtobufReader(message);
+  while (reader.position < reader.length) {
+    const tag = reader.uint32();
+    const field = tag >>> 3;
+    const wireType = tag & 7;
+    if (wireType === WIRE.varint) {
+      yield { field, value: Number(reader.int64()) };
+    } else if (wireType === WIRE.lengthDelimited) {
+      const end = reader.end(reader.length);
+      const start = reader.position;
+      reader.position = end;
+      yield { field, value: message.subarray(start, end) };
+    } else {
+      reader.skip(wireType, reader.length);
+      yield { field, value: undefined };
     }
-  }
-
-  #varint(): number {
-    let value = 0;
-    let scale = 1;
-    for (let index = 0; index < 10; index += 1) {
-      if (this.#position >= this.#bytes.length) throw new RangeError('truncated varint');
-      const byte = this.#bytes[this.#position++]!;
-      value += (byte & 0x7f) * scale;
-      if (byte < 0x80) return value;
-      scale *= 0x80;
-    }
-    throw new RangeError('varint too long');
-  }
-
-  #skip(bytes: number): void {
-    if (this.#position + bytes > this.#bytes.length) throw new RangeError('truncated field');
-    this.#position += bytes;
   }
 }
