@@ -1,8 +1,10 @@
 /**
  * OTLP, read and written in one place: the read model of what an exporter sends (spans, log
- * records, metric points as plain objects), the protobuf reader the decoders drive, and the
- * decoders of trace, logs and metrics export requests in JSON and protobuf. `tooltrace/testing`
- * (the receivers), the sidecar's export and `view` import it; nothing else reads OTLP by hand.
+ * records, metric points as plain objects), one protobuf reader and one writer, the decoders of
+ * trace, logs and metrics export requests in JSON and protobuf, the trace encoders (SDK spans to
+ * protobuf and JSON request bodies, batch by batch; the read model back to JSON), and the reader
+ * of what an endpoint answers. `tooltrace/testing` (the receivers), the sidecar's export and
+ * `view` import it; nothing else reads or writes OTLP by hand.
  * Internal: the package has no `./otlp` entry, `tooltrace/testing` re-exports what its users need.
  */
 export type { ReceivedSpan, ReceivedSpanEvent, ReceivedSpanLink } from './received-span.js';
@@ -39,3 +41,9 @@ export {
   encodeRpcStatus,
 } from './otlp-response.js';
 export type { PartialSuccess, RpcStatus } from './otlp-response.js';
+export { OtlpTraceEncoder } from './otlp-trace-encoder.js';
+export { OtlpJsonTraceEncoder } from './otlp-json-encoder.js';
+export { NumberTypes } from './number-types.js';
+export { encodeAll } from './span-batch.js';
+export type { SpanBatch } from './span-batch.js';
+export { encodeOtlpJson } from './encode-otlp-json.js';

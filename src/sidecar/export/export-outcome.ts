@@ -1,5 +1,5 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { encodeAll, type SpanBatch } from './span-batch.js';
+import { encodeAll, type SpanBatch } from '../../otlp/index.js';
 
 /**
  * What one export request came to, as OTLP defines it: accepted (perhaps with some spans

@@ -11,7 +11,7 @@ import {
   type BatchTransport,
   type ExportOutcome,
 } from './export-outcome.js';
-import type { SpanBatch } from './span-batch.js';
+import type { SpanBatch } from '../../otlp/index.js';
 
 /** Options for {@link ReliableSpanProcessor}. */
 export interface ReliableSpanProcessorOptions {

@@ -1,20 +1,3 @@
-import {
-  ATTR_GEN_AI_TIME_TO_FIRST_CHUNK,
-  ATTR_LLM_COST_USD,
-  ATTR_STREAM_LAST_PROGRESS,
-  ATTR_STREAM_PROGRESS,
-  ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS,
-} from '../../otel/internal.js';
-
-/** tooltrace's own attributes whose values are fractional by nature: always doubles. */
-const FRACTIONAL_KEYS = [
-  ATTR_GEN_AI_TIME_TO_FIRST_CHUNK,
-  ATTR_LLM_COST_USD,
-  ATTR_STREAM_LAST_PROGRESS,
-  ATTR_STREAM_PROGRESS,
-  ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS,
-];
-
 /** Keys remembered at most; past it, new fractional keys are still sent as doubles when fractional. */
 const MAX_KEYS = 4096;
 
@@ -22,12 +5,18 @@ const MAX_KEYS = 4096;
  * Decides, per attribute key, whether a JavaScript number goes out as an OTLP `int` or `double`.
  * JavaScript has one number type, so a key whose values are sometimes whole (`progress` 0 or 1)
  * and sometimes not (0.5) would be sent as int in one span and double in the next, which
- * backends store as two columns or reject as a type conflict. So: tooltrace's fractional
- * attributes are always doubles, and any other key becomes a double for good once it carried a
- * fractional value (spans sent before that keep their ints; what follows is consistent).
+ * backends store as two columns or reject as a type conflict. So: the keys it is given, those
+ * fractional by nature (the sidecar gives tooltrace's own), are always doubles, and any other key
+ * becomes a double for good once it carried a fractional value (spans sent before that keep their
+ * ints; what follows is consistent).
  */
 export class NumberTypes {
-  readonly #doubles = new Set<string>(FRACTIONAL_KEYS);
+  readonly #doubles: Set<string>;
+
+  /** `doubleKeys`: keys whose numbers are always doubles, even when whole. @default none */
+  constructor(doubleKeys: Iterable<string> = []) {
+    this.#doubles = new Set(doubleKeys);
+  }
 
   /** Whether numbers of `key` are doubles already, whatever the next value. */
   isDoubleKey(key: string): boolean {

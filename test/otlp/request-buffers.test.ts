@@ -6,9 +6,8 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { OtlpTraceEncoder } from '../../../src/sidecar/export/index.js';
-import { OtlpJsonTraceEncoder } from '../../../src/sidecar/export/otlp-json-encoder.js';
-import { RequestBuffers } from '../../../src/sidecar/export/request-buffers.js';
+import { OtlpJsonTraceEncoder, OtlpTraceEncoder } from '../../src/otlp/index.js';
+import { RequestBuffers } from '../../src/otlp/request-buffers.js';
 
 function spans(count: number, prefix: string): ReadableSpan[] {
   const memory = new InMemorySpanExporter();

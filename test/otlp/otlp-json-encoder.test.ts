@@ -9,9 +9,8 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { OtlpTraceEncoder } from '../../../src/sidecar/export/index.js';
-import { OtlpJsonTraceEncoder } from '../../../src/sidecar/export/otlp-json-encoder.js';
-import { decodeTraceRequest, type ReceivedSpan } from '../../../src/testing/index.js';
+import { OtlpJsonTraceEncoder, OtlpTraceEncoder } from '../../src/otlp/index.js';
+import { decodeTraceRequest, type ReceivedSpan } from '../../src/otlp/index.js';
 
 /** Spans from two providers (two resources) and two tracers, covering every field written. */
 function spansToEncode(): ReadableSpan[] {

@@ -6,10 +6,10 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { OtlpTraceEncoder } from '../../../src/sidecar/export/index.js';
-import { OtlpJsonTraceEncoder } from '../../../src/sidecar/export/otlp-json-encoder.js';
-import { decodeTraceRequest } from '../../../src/testing/index.js';
-import { otlpProtoTypes } from '../../otlp/otlp-proto-schema.js';
+import { OtlpJsonTraceEncoder, OtlpTraceEncoder } from '../../src/otlp/index.js';
+import { decodeTraceRequest } from '../../src/otlp/index.js';
+import { tooltraceNumberTypes } from '../../src/sidecar/export/tooltrace-number-types.js';
+import { otlpProtoTypes } from './otlp-proto-schema.js';
 
 /** Three spans whose `ratio` is whole, fractional, whole; progress is whole every time. */
 function spans(): ReadableSpan[] {
@@ -77,12 +77,25 @@ describe('number types per attribute key', () => {
     },
   ];
 
-  it('keeps a key a double once it was fractional, and tooltrace progress always, in protobuf', () => {
-    expect(protobufKinds(new OtlpTraceEncoder().encode(spans()))).toEqual(expected);
+  it("keeps a key a double once it was fractional, and the sidecar's tooltrace progress always, in protobuf", () => {
+    expect(protobufKinds(new OtlpTraceEncoder(tooltraceNumberTypes()).encode(spans()))).toEqual(
+      expected,
+    );
   });
 
   it('does the same in JSON', () => {
-    expect(jsonKinds(new OtlpJsonTraceEncoder().encode(spans()))).toEqual(expected);
+    expect(jsonKinds(new OtlpJsonTraceEncoder(tooltraceNumberTypes()).encode(spans()))).toEqual(
+      expected,
+    );
+  });
+
+  it('writes a whole number as an int for a key it was not given, until one is fractional', () => {
+    const kinds = protobufKinds(new OtlpTraceEncoder().encode(spans()));
+    expect(kinds.map((span) => span['tooltrace.stream.progress'])).toEqual([
+      'intValue',
+      'intValue',
+      'intValue',
+    ]);
   });
 });
 

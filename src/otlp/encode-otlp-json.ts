@@ -1,4 +1,4 @@
-import type { ReceivedSpan } from '../otlp/index.js';
+import type { ReceivedSpan } from './received-span.js';
 
 /**
  * Encodes spans as one OTLP/JSON `ExportTraceServiceRequest` (the shape the OTLP/HTTP JSON

@@ -12,7 +12,7 @@ import {
   VARINT,
   varint,
   varintSize,
-} from '../../otlp/index.js';
+} from './protobuf-writer.js';
 import {
   INT64_MAX,
   INT64_MIN,

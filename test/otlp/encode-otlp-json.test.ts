@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeOtlpJson } from '../../src/demo/index.js';
-import { decodeTraceRequest, type ReceivedSpan } from '../../src/testing/index.js';
+import { decodeTraceRequest, encodeOtlpJson, type ReceivedSpan } from '../../src/otlp/index.js';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 

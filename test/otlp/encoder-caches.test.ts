@@ -7,9 +7,8 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { OtlpTraceEncoder } from '../../../src/sidecar/export/index.js';
-import { OtlpJsonTraceEncoder } from '../../../src/sidecar/export/otlp-json-encoder.js';
-import { decodeTraceRequest, type ReceivedSpan } from '../../../src/testing/index.js';
+import { OtlpJsonTraceEncoder, OtlpTraceEncoder } from '../../src/otlp/index.js';
+import { decodeTraceRequest, type ReceivedSpan } from '../../src/otlp/index.js';
 
 const VALUES = ['search', 'search', 'fetch', 'search', 'ü', 'ü', 'x'.repeat(300), 'x'.repeat(300)];
 
