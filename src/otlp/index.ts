@@ -26,6 +26,7 @@ export {
   hexValue,
   LENGTH_DELIMITED,
   lengthDelimited,
+  protobufMessage,
   stringKeyValue,
   tag,
   VARINT,
@@ -38,6 +39,7 @@ export {
   decodeRetryInfoDelay,
   decodeRpcStatus,
   encodePartialSuccess,
+  encodeRetryStatus,
   encodeRpcStatus,
 } from './otlp-response.js';
 export type { PartialSuccess, RpcStatus } from './otlp-response.js';

@@ -1,5 +1,5 @@
 import { ProtobufReader, WIRE } from './protobuf-reader.js';
-import { LENGTH_DELIMITED, lengthDelimited, tag, VARINT, varint } from './protobuf-writer.js';
+import { protobufMessage } from './protobuf-writer.js';
 
 /**
  * Reading what an OTLP endpoint answers: the `partial_success` of an
@@ -127,7 +127,31 @@ export function decodeRetryInfoDelay(status: Uint8Array): number | undefined {
  * `message` (field 2), each left out when empty.
  */
 export function encodeRpcStatus(code: number, message: string): Buffer {
-  return codeAndText(code, message);
+  return protobufMessage([
+    [1, code],
+    [2, message],
+  ]);
+}
+
+/**
+ * A `google.rpc.Status` whose details hold a `google.rpc.RetryInfo` asking to wait
+ * `retryDelayMs`: what a gRPC server sends in `grpc-status-details-bin` to say when to retry.
+ */
+export function encodeRetryStatus(code: number, message: string, retryDelayMs: number): Buffer {
+  const duration = protobufMessage([
+    [1, Math.floor(retryDelayMs / 1000)],
+    [2, (retryDelayMs % 1000) * 1e6],
+  ]);
+  const retryInfo = protobufMessage([[1, duration]]);
+  const any = protobufMessage([
+    [1, RETRY_INFO_TYPE],
+    [2, retryInfo],
+  ]);
+  return protobufMessage([
+    [1, code],
+    [2, message],
+    [3, any],
+  ]);
 }
 
 /**
@@ -135,16 +159,11 @@ export function encodeRpcStatus(code: number, message: string): Buffer {
  * `rejectedSpans` (or log records, or data points: field 1) and `errorMessage` (field 2).
  */
 export function encodePartialSuccess(rejectedSpans: number, errorMessage: string): Buffer {
-  const inner = codeAndText(rejectedSpans, errorMessage);
-  return Buffer.concat([Buffer.from([tag(1, LENGTH_DELIMITED)]), varint(inner.length), inner]);
-}
-
-/** Field 1 a varint, field 2 UTF-8 text: the shape of both messages above. */
-function codeAndText(code: number, text: string): Buffer {
-  const parts: Buffer[] = [];
-  if (code !== 0) parts.push(Buffer.from([tag(1, VARINT)]), varint(code));
-  if (text !== '') parts.push(Buffer.from([tag(2, LENGTH_DELIMITED)]), lengthDelimited(text));
-  return Buffer.concat(parts);
+  const partialSuccess = protobufMessage([
+    [1, rejectedSpans],
+    [2, errorMessage],
+  ]);
+  return protobufMessage([[1, partialSuccess]]);
 }
 
 function found(rejectedSpans: number, errorMessage: string): PartialSuccess | undefined {

@@ -17,15 +17,35 @@ export function varintSize(value: number): number {
   return size;
 }
 
-/** `value` (below 2^32) as a varint, for bytes encoded once and kept. */
+/** `value` (a safe integer, not negative) as a varint, for bytes encoded once and kept. */
 export function varint(value: number): Buffer {
   const bytes: number[] = [];
   while (value >= 0x80) {
-    bytes.push((value & 0x7f) | 0x80);
-    value >>>= 7;
+    bytes.push((value % 0x80) | 0x80);
+    value = Math.floor(value / 0x80);
   }
   bytes.push(value);
   return Buffer.from(bytes);
+}
+
+/**
+ * A small protobuf message of varint, string and nested-message fields, in the order given;
+ * zeros and empty strings are left out, as proto3 does. For messages built once (an answer, a
+ * status detail); the trace encoders write straight into their batch's buffer instead.
+ */
+export function protobufMessage(fields: readonly [number, number | string | Uint8Array][]): Buffer {
+  const parts: Buffer[] = [];
+  for (const [field, value] of fields) {
+    if (typeof value === 'number') {
+      if (value === 0) continue;
+      parts.push(varint(tag(field, VARINT)), varint(value));
+    } else {
+      const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+      if (bytes.length === 0) continue;
+      parts.push(varint(tag(field, LENGTH_DELIMITED)), varint(bytes.length), Buffer.from(bytes));
+    }
+  }
+  return Buffer.concat(parts);
 }
 
 /** A length-delimited string field's content: its length and UTF-8 bytes. */

@@ -5,6 +5,7 @@ import {
   decodeRetryInfoDelay,
   decodeRpcStatus,
   encodePartialSuccess,
+  encodeRetryStatus,
   encodeRpcStatus,
 } from '../../src/otlp/index.js';
 
@@ -118,5 +119,19 @@ describe('the OTLP answer writer', () => {
       rejectedSpans: 300,
       errorMessage: 'spans over the limit',
     });
+  });
+
+  it('writes a status asking to retry later, with the delay in a RetryInfo detail', () => {
+    const body = encodeRetryStatus(14, 'busy', 1250);
+    const status = Status.toObject(Status.decode(body)) as {
+      code: number;
+      details: { typeUrl: string; value: Uint8Array }[];
+    };
+    expect(status.code).toBe(14);
+    expect(status.details[0]!.typeUrl).toBe('type.googleapis.com/google.rpc.RetryInfo');
+    expect(
+      RetryInfo.toObject(RetryInfo.decode(status.details[0]!.value), { longs: Number }),
+    ).toEqual({ retryDelay: { seconds: 1, nanos: 250_000_000 } });
+    expect(decodeRetryInfoDelay(body)).toBe(1250);
   });
 });
