@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /**
- * Dependencies point one way: bus <- streamtool <- otel <- sidecar <- cli/demo, with wire,
+ * Dependencies point one way: bus <- streamtool <- otel <- sidecar <- view <- cli/demo, with wire,
  * forward, otlp (OTLP read and written, under sidecar export, testing and the view) and the
  * adapters (mcp, ai-sdk) beside. Each folder of `src` lists the folders it may import from; every other one is
  * forbidden. Inside the sidecar, intake -> pipeline -> export: intake talks to the pipeline
@@ -30,6 +30,8 @@ const mayImport = {
   'sidecar/intake': ['pipeline'],
   'sidecar/pipeline': ['export'],
   'sidecar/export': [],
+  // `tooltrace view`: journals through the sidecar's pipeline and tracer wiring, drawn.
+  view: ['bus', 'events', 'streamtool', 'otel', 'wire', 'otlp', 'sidecar', 'errors'],
   demo: [
     'bus',
     'events',
@@ -39,6 +41,7 @@ const mayImport = {
     'forward',
     'otlp',
     'sidecar',
+    'view',
     'testing',
     'errors',
   ],
@@ -52,6 +55,7 @@ const mayImport = {
     'otlp',
     'sidecar',
     'testing',
+    'view',
     'demo',
     'errors',
   ],
@@ -65,6 +69,7 @@ const mayImport = {
 const barrels = {
   otel: ['index.js', 'internal.js'],
   otlp: ['index.js'],
+  view: ['index.js'],
 };
 
 /**
@@ -145,7 +150,7 @@ function layerRule(layer) {
     .filter((name) => name !== top && !allowedTop.includes(name))
     .map((name) => ({
       group: pathsTo(name),
-      message: `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar <- cli/demo; wire, forward, otlp, mcp and ai-sdk beside).`,
+      message: `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar <- view <- cli/demo; wire, forward, otlp, mcp and ai-sdk beside).`,
     }));
   for (const name of Object.keys(barrels)) {
     if (name === top || !allowedTop.includes(name)) continue;

@@ -1,9 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { formatDuration, renderWaterfall } from '../../src/demo/index.js';
-import { terminalWidth } from '../../src/demo/terminal-width.js';
-import type { ReceivedSpan } from '../../src/testing/index.js';
+import { formatDuration, renderWaterfall } from '../../src/view/index.js';
+import { terminalWidth } from '../../src/view/terminal-width.js';
+import type { ReceivedSpan } from '../../src/otlp/index.js';
 
 const TRACE = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const OTHER_TRACE = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';

@@ -10,7 +10,14 @@ import { forwardEvents } from '../../src/forward/index.js';
 import { startOtlpReceiver } from '../../src/testing/index.js';
 import { nexusJournal } from '../sidecar/nexus-journal.js';
 import { startSidecar } from '../sidecar/sidecar-process.js';
-import { childEnv, rowOf, runCli, SCENARIO_TOOLS, startCli, waterfallOf } from './cli-process.js';
+import {
+  childEnv,
+  rowOf,
+  runCli,
+  SCENARIO_TOOLS,
+  startCli,
+  waterfallOf,
+} from '../demo/cli-process.js';
 import { journalText } from '../sidecar/journal-lines.js';
 
 let directory: string;

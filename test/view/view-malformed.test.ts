@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runView } from '../../src/demo/run-view.js';
+import { runView } from '../../src/view/run-view.js';
 import { journalText } from '../sidecar/journal-lines.js';
 import { delegateJournal, nexusJournal, plannerJournal } from '../sidecar/nexus-journal.js';
 import { TEN_LINE_JOURNAL } from './malformed-journal.js';

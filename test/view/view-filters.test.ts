@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import { readJournalSpans } from '../../src/demo/read-journal-spans.js';
+import { readJournalSpans } from '../../src/view/read-journal-spans.js';
 
 let directory: string;
 let journalPath: string;

@@ -1,9 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { DrawnSpans } from '../../src/demo/drawn-spans.js';
-import { readJournalSpans } from '../../src/demo/read-journal-spans.js';
-import { runView } from '../../src/demo/run-view.js';
-import type { ReceivedSpan } from '../../src/testing/index.js';
+import { DrawnSpans } from '../../src/view/drawn-spans.js';
+import { readJournalSpans } from '../../src/view/read-journal-spans.js';
+import { runView } from '../../src/view/run-view.js';
+import type { ReceivedSpan } from '../../src/otlp/index.js';
 import { journalText } from '../sidecar/journal-lines.js';
 import { delegateJournal } from '../sidecar/nexus-journal.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ReadProgress } from '../../src/demo/read-journal-spans.js';
-import { ViewProgress } from '../../src/demo/view-progress.js';
+import type { ReadProgress } from '../../src/view/read-journal-spans.js';
+import { ViewProgress } from '../../src/view/view-progress.js';
 
 /** A stream that says it is a terminal, keeping what is written to it. */
 function fakeTerminal(isTTY: boolean): { stream: NodeJS.WritableStream; written: () => string } {
