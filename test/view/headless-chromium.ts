@@ -1,80 +1,64 @@
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import chromium from '@sparticuz/chromium';
+import puppeteer, { type Browser } from 'puppeteer-core';
 
 /** What headless Chromium made of a page: its DOM after the scripts ran, and its console. */
 export interface RenderedPage {
   dom: string;
-  /** Console messages and uncaught errors, one per line, as Chromium logs them. */
+  /** Console messages and uncaught errors, one per line. */
   console: string[];
 }
 
-const NAMES = ['chromium', 'chromium-browser', 'google-chrome'];
-
 /**
- * The Chromium binary on PATH. Missing, this throws (the test fails, it is not skipped): the
- * HTML page is only tested in a real browser, and `.ci/run` installs Debian's `chromium`.
+ * A real headless Chromium for the page tests. The browser comes from the npm registry
+ * (`@sparticuz/chromium` ships a Chromium build inside its tarball, unpacked to the temporary
+ * directory on first use) and is driven by `puppeteer-core`, so `npm test` needs no system
+ * package: a machine with Node and npm is enough.
  */
-export function chromiumPath(): string {
-  for (const directory of (process.env.PATH ?? '').split(delimiter)) {
-    for (const name of NAMES) {
-      const path = join(directory, name);
-      if (existsSync(path)) return path;
+export class HeadlessChromium {
+  readonly #browser: Browser;
+
+  private constructor(browser: Browser) {
+    this.#browser = browser;
+  }
+
+  /** Unpacks (once per machine) and starts the browser. */
+  static async launch(): Promise<HeadlessChromium> {
+    const browser = await puppeteer.launch({
+      executablePath: await chromium.executablePath(),
+      args: chromium.args,
+      headless: 'shell',
+    });
+    return new HeadlessChromium(browser);
+  }
+
+  /** Opens `url` and returns the DOM once its scripts ran, with what it logged. */
+  async render(url: string): Promise<RenderedPage> {
+    const page = await this.#browser.newPage();
+    const messages: string[] = [];
+    page.on('console', (message) => messages.push(`${message.type()}: ${message.text()}`));
+    page.on('pageerror', (error) => messages.push(`uncaught: ${String(error)}`));
+    try {
+      await page.goto(url, { waitUntil: 'load' });
+      return { dom: await page.content(), console: messages };
+    } finally {
+      await page.close();
     }
   }
-  throw new Error(
-    'chromium is not installed: the HTML page is tested in a real headless browser; ' +
-      'install it with `apt-get update && apt-get install -y chromium` (as .ci/run does)',
-  );
-}
 
-/** Flags for a headless run as root in a container: no sandbox, no GPU, nothing fetched. */
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-extensions',
-  '--disable-background-networking',
-  '--hide-scrollbars',
-  '--enable-logging=stderr',
-  '--v=0',
-];
+  /** Opens `url` in a `width`×`height` window and saves a PNG of it to `path`. */
+  async screenshot(url: string, path: string, width: number, height: number): Promise<void> {
+    const page = await this.#browser.newPage();
+    try {
+      await page.setViewport({ width, height });
+      await page.goto(url, { waitUntil: 'load' });
+      await page.screenshot({ path });
+    } finally {
+      await page.close();
+    }
+  }
 
-function run(args: readonly string[]): Promise<{ stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      chromiumPath(),
-      [...FLAGS, ...args],
-      { maxBuffer: 64 * 1024 * 1024, timeout: 60_000, killSignal: 'SIGKILL' },
-      (error, stdout, stderr) => {
-        if (error !== null) reject(new Error(`chromium failed: ${error.message}\n${stderr}`));
-        else resolve({ stdout, stderr });
-      },
-    );
-  });
-}
-
-/** Opens `url` in headless Chromium and returns the DOM once its scripts ran. */
-export async function renderPage(url: string): Promise<RenderedPage> {
-  const { stdout, stderr } = await run(['--virtual-time-budget=5000', '--dump-dom', url]);
-  return {
-    dom: stdout,
-    console: stderr.split('\n').filter((line) => line.includes(':CONSOLE')),
-  };
-}
-
-/** Opens `url` and saves a PNG of its first `width`×`height` pixels to `path`. */
-export async function screenshotPage(
-  url: string,
-  path: string,
-  width: number,
-  height: number,
-): Promise<void> {
-  await run([
-    '--virtual-time-budget=5000',
-    `--window-size=${width},${height}`,
-    `--screenshot=${path}`,
-    url,
-  ]);
+  /** Stops the browser. */
+  async close(): Promise<void> {
+    await this.#browser.close();
+  }
 }

@@ -7,15 +7,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runView } from '../../src/view/run-view.js';
 import { readJournalSpans } from '../../src/view/read-journal-spans.js';
 import { journalText } from '../sidecar/journal-lines.js';
-import { renderPage, screenshotPage } from './headless-chromium.js';
+import { HeadlessChromium } from './headless-chromium.js';
 import { TEN_LINE_JOURNAL } from './malformed-journal.js';
 
 let directory: string;
+let browser: HeadlessChromium;
 
 beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'tooltrace-html-'));
-});
+  browser = await HeadlessChromium.launch();
+}, 120_000);
 afterAll(async () => {
+  await browser?.close();
   await rm(directory, { recursive: true, force: true });
 });
 
@@ -44,7 +47,7 @@ describe('tooltrace view --html', () => {
     const { page, stdout } = await pageOf('nested', journal);
     const expected = await readJournalSpans([Buffer.from(journal)]);
     expect(stdout).toMatch(/^wrote .*nested\.html: 1 traces, 6 spans, \d+ KB\n$/);
-    const rendered = await renderPage(pathToFileURL(page).href);
+    const rendered = await browser.render(pathToFileURL(page).href);
     expect(rendered.console).toEqual([]);
     expect(rowIds(rendered.dom).sort()).toEqual(expected.spans.map((span) => span.spanId).sort());
     expect(rendered.dom).toContain(`trace ${expected.spans[0]!.traceId}`);
@@ -58,7 +61,7 @@ describe('tooltrace view --html', () => {
     const { page } = await pageOf('details', journal);
     const { spans } = await readJournalSpans([Buffer.from(journal)]);
     const span = spans.find((candidate) => candidate.events.length > 0)!;
-    const rendered = await renderPage(`${pathToFileURL(page).href}#span=${span.spanId}`);
+    const rendered = await browser.render(`${pathToFileURL(page).href}#span=${span.spanId}`);
     expect(rendered.console).toEqual([]);
     const details = /<div class="details">(.*?)<\/div>/s.exec(rendered.dom)?.[1] ?? '';
     expect(details).toContain(`span ${span.spanId}`);
@@ -73,7 +76,7 @@ describe('tooltrace view --html', () => {
     // Self-contained: no external script, style, font or image, and a policy that forbids them.
     expect(html).not.toMatch(/<(script|link|img|iframe)[^>]+(src|href)=/i);
     expect(html).toContain(`content="default-src 'none';`);
-    const rendered = await renderPage(pathToFileURL(page).href);
+    const rendered = await browser.render(pathToFileURL(page).href);
     expect(rendered.console).toEqual([]);
     expect(rowIds(rendered.dom)).toHaveLength(4);
     expect(rendered.dom).toMatch(
@@ -88,7 +91,7 @@ describe('tooltrace view --html', () => {
       '"Name":"</script><img src=x onerror=alert(1)>"',
     );
     const { page } = await pageOf('markup', journal);
-    const rendered = await renderPage(pathToFileURL(page).href);
+    const rendered = await browser.render(pathToFileURL(page).href);
     expect(rendered.console).toEqual([]);
     expect(rendered.dom).not.toContain('<img src="x"');
     expect(rendered.dom).toContain(
@@ -99,7 +102,7 @@ describe('tooltrace view --html', () => {
   it('takes a screenshot of the page', async () => {
     const { page } = await pageOf('screenshot', TEN_LINE_JOURNAL);
     const png = join(directory, 'page.png');
-    await screenshotPage(pathToFileURL(page).href, png, 1000, 600);
+    await browser.screenshot(pathToFileURL(page).href, png, 1000, 600);
     const bytes = await readFile(png);
     expect(bytes.subarray(1, 4).toString()).toBe('PNG');
     // Width and height from the IHDR chunk: the window asked for.
