@@ -1,8 +1,12 @@
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { EventBus } from '../bus/index.js';
-import { DerivedIdGenerator, traceToolCalls, type TraceBy } from '../otel/index.js';
-import { detectResource, EventPipeline, SidecarMetrics } from '../sidecar/pipeline/index.js';
+import type { TraceBy } from '../otel/index.js';
+import {
+  detectResource,
+  EventPipeline,
+  SidecarMetrics,
+  traceSidecarBus,
+} from '../sidecar/pipeline/index.js';
 import { parseKeyValueList } from '../sidecar/export/index.js';
 import type { ReceivedSpan } from '../otlp/index.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, type DecodeFailure } from '../wire/index.js';
@@ -58,7 +62,8 @@ const SERVICE_NAME = 'tooltrace-view';
 
 /**
  * Streams an NDJSON event journal (tooltrace's or a Nexus journal) through the sidecar's
- * pipeline and the same `traceToolCalls` subscriber the sidecar runs, into spans: the reading
+ * pipeline and tracer wiring (`traceSidecarBus`, the function the sidecar itself calls), into
+ * spans: the reading
  * half of `tooltrace view`. The bytes are read chunk by chunk and each line is replayed as it
  * arrives, so memory is bounded by the spans held for drawing (see {@link DrawnSpans}) and the
  * subscriber's own bounds, not by the size of the journal. Spans are taken as they end, in this
@@ -90,21 +95,17 @@ export async function readJournalSpans(
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),
   };
-  const idGenerator = new DerivedIdGenerator();
-  const provider = new BasicTracerProvider({
-    idGenerator,
-    resource,
-    spanProcessors: [collector],
-  });
   const metrics = new SidecarMetrics();
   const bus = new EventBus({ ringSize: 0, dispatchFrames: false });
   // The sidecar's own replay: lines without event_id pair by tool call id, traceparents parent.
   const pipeline = new EventPipeline({ bus, metrics, maxLineBytes: DEFAULT_MAX_LINE_BYTES });
-  const tracing = traceToolCalls(bus, {
-    tracerProvider: provider,
-    idGenerator,
-    stableEventId: pipeline.stableEventId,
-    parentContext: pipeline.parentContext,
+  // The sidecar's own tracer wiring, the collector in place of its export processor: trace ids,
+  // span ids and attributes (the client's name among them) are the sidecar's by construction.
+  const tracing = traceSidecarBus({
+    bus,
+    pipeline,
+    processor: collector,
+    resource,
     traceBy: options.traceBy ?? 'causal-root',
   });
   let lines = 0;
@@ -144,7 +145,6 @@ export async function readJournalSpans(
   } finally {
     // Ends what is still open, as a sidecar does at shutdown; the spans reach `drawn` at once.
     await tracing.shutdown();
-    await provider.shutdown();
   }
   return {
     spans: drawn.spans,
