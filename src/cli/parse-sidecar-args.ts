@@ -7,7 +7,8 @@ import { parseFlags } from './parse-flags.js';
 /** `tooltrace sidecar --help`. */
 export const SIDECAR_USAGE = `Usage: tooltrace sidecar [sources] [options]
 
-Receives tooltrace / Nexus journal events and exports them as OpenTelemetry spans over OTLP.
+Receives tooltrace / Nexus journal events and exports them as OpenTelemetry spans: over OTLP
+(default), to standard output (OTEL_TRACES_EXPORTER=console) or to a file (--out).
 
 Sources (at least one; several at once are fine):
   --stdin                     read NDJSON from standard input; alone, end of input exports
@@ -19,14 +20,23 @@ Sources (at least one; several at once are fine):
   --listen HOST:PORT          serve POST /v1/events (NDJSON, gzip), /healthz, /readyz,
                               /metrics; repeatable
 
+Where spans go (no collector needed for the first two):
+  --out FILE                  write them as OTLP JSON lines, one export request a line (the
+                              Collector's file exporter format; tooltrace view FILE draws it);
+                              alone, instead of OTLP (default: $TOOLTRACE_OUT); started afresh,
+                              appended to with --checkpoint
+  --out-max-bytes N           rotate FILE at this size: FILE to FILE.1, ... (104857600; 0 never)
+  --out-backups N             rotated files kept, the oldest deleted at the limit (3)
+  OTEL_TRACES_EXPORTER=console  print each span readably on standard output
+  --otlp-endpoint URL         OTLP/HTTP base URL (default: $OTEL_EXPORTER_OTLP_ENDPOINT,
+                              else http://localhost:4318); for grpc the server address
+                              (default http://localhost:4317)
+
 Options:
   --token TOKEN               bearer token for --listen, SECRET or NAME=SECRET; repeatable,
                               each client its own namespace (default: $TOOLTRACE_TOKEN);
                               required when listening on anything but loopback
   --token-file PATH           NAME=SECRET a line; read again on SIGHUP
-  --otlp-endpoint URL         OTLP/HTTP base URL (default: $OTEL_EXPORTER_OTLP_ENDPOINT,
-                              else http://localhost:4318); for grpc the server address
-                              (default http://localhost:4317)
   --otlp-protocol P           http/protobuf (default), http/json or grpc
   --otlp-header K=V           extra export header; repeatable
   --otlp-compression C        gzip or none
@@ -54,10 +64,18 @@ Options:
   --status-interval DURATION  status line period on stderr, 0 for none (10s)
   -h, --help                  show this help
 
+Exporter variables:
+  OTEL_TRACES_EXPORTER        otlp (default; with --out alone, the file only), console, none,
+                              or a list: otlp,console; anything else is refused (exit 2)
+  OTEL_METRICS_EXPORTER       otlp, console, none or a list (default: otlp when spans go over
+                              OTLP, else none)
+  OTEL_SDK_DISABLED=true      export nothing (said at start); events are still read and counted
+
 Standard variables: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
 OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_COMPRESSION,
 OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_EXPORTER_OTLP_CERTIFICATE, OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE,
-OTEL_EXPORTER_OTLP_CLIENT_KEY, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES.
+OTEL_EXPORTER_OTLP_CLIENT_KEY, OTEL_METRIC_EXPORT_INTERVAL, OTEL_SERVICE_NAME,
+OTEL_RESOURCE_ATTRIBUTES. The sidecar exports no log records: OTEL_LOGS_EXPORTER has no effect.
 
 Exit codes: 0 everything delivered; 2 bad flag or setting; 3 the endpoint refused spans for
 good (status not retried, or partial_success); 4 spans not delivered by the shutdown timeout.
@@ -115,6 +133,9 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
       listen: { type: 'string', multiple: true },
       token: { type: 'string', multiple: true },
       'token-file': { type: 'string' },
+      out: { type: 'string' },
+      'out-max-bytes': { type: 'string' },
+      'out-backups': { type: 'string' },
       'otlp-endpoint': { type: 'string' },
       'otlp-protocol': { type: 'string' },
       'otlp-header': { type: 'string', multiple: true },
@@ -150,6 +171,7 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
   if (values.listen !== undefined) options.listen = values.listen;
   if (values.token !== undefined) options.tokens = values.token;
   if (values['token-file'] !== undefined) options.tokenFile = values['token-file'];
+  if (values.out !== undefined) options.out = values.out;
   if (values['otlp-endpoint'] !== undefined) options.otlpEndpoint = values['otlp-endpoint'];
   if (values['otlp-protocol'] !== undefined) options.otlpProtocol = values['otlp-protocol'];
   if (values['otlp-compression'] !== undefined) {
@@ -173,6 +195,8 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
   const assign = <K extends keyof SidecarOptions>(key: K, value: SidecarOptions[K] | undefined) => {
     if (value !== undefined) options[key] = value;
   };
+  assign('outMaxBytes', integer('out-max-bytes', values['out-max-bytes'], 0));
+  assign('outBackups', integer('out-backups', values['out-backups'], 0));
   assign('maxQueueSpans', integer('max-queue-spans', values['max-queue-spans'], 1));
   assign('maxLineBytes', integer('max-line-bytes', values['max-line-bytes'], 64));
   assign('maxBodyBytes', integer('max-body-bytes', values['max-body-bytes'], 64));

@@ -14,6 +14,7 @@ export async function sidecarCommand(
   }
   const sidecar = await runSidecar({
     ...parsed.options,
+    stdout: streams.stdout,
     log: (line) => void streams.stderr.write(`${line}\n`),
   });
   // A second signal means the operator will not wait for the flush: exit now, saying what is

@@ -23,12 +23,15 @@ sub-agent; shows them live, then draws the trace as it was exported over OTLP.
 Options:
   --fast                     run the scenario about fifty times faster
   --no-color                 plain log lines, no colours or redrawing
-  --out FILE                 write what was exported as OTLP JSON
+  --out FILE                 write what was exported as OTLP JSON lines (default:
+                             $TOOLTRACE_OUT)
   --forward URL              also send the events to a sidecar (its --listen address;
                              its token from TOOLTRACE_TOKEN)
   -h, --help                 show this help
 
-With OTEL_EXPORTER_OTLP_ENDPOINT set, the spans are exported there too. The waterfall fits the
+With OTEL_EXPORTER_OTLP_ENDPOINT set, the spans are exported there too, unless
+OTEL_TRACES_EXPORTER leaves otlp out; OTEL_TRACES_EXPORTER=console prints each span after the
+drawing; OTEL_SDK_DISABLED=true exports nowhere but the drawing. The waterfall fits the
 terminal (else COLUMNS, else 80 columns).
 `;
 

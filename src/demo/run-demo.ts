@@ -1,10 +1,18 @@
-import { writeFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { EventBus } from '../bus/index.js';
 import { traceToolCalls } from '../otel/index.js';
 import { forwardEvents } from '../forward/index.js';
 import { encodeOtlpJson } from '../otlp/index.js';
 import { renderWaterfall, terminalWidth } from '../view/index.js';
 import { checkSidecarUrl } from '../forward/forward-events.js';
+import {
+  ConsoleSpanExporter,
+  OtlpFileExporter,
+  ReliableSpanProcessor,
+  resolveExporterSelection,
+} from '../sidecar/export/index.js';
+import { printable } from '../sidecar/printable.js';
 import { DEMO_CALL_COUNT, DEMO_CALLS, DEMO_SPAN_COUNT, runDemoAgent } from './demo-agent.js';
 import { demoPace } from './demo-pace.js';
 import { LiveDisplay } from './live-display.js';
@@ -20,7 +28,10 @@ export interface DemoOptions {
   fast?: boolean;
   /** Colour and redraw in place. @default whether stdout is a terminal */
   color?: boolean;
-  /** Write what was exported as OTLP JSON to this file. */
+  /**
+   * Write what was exported as OTLP JSON lines to this file, with the sidecar's writer.
+   * @default process.env.TOOLTRACE_OUT
+   */
   out?: string;
   /** Also send the events to a sidecar at this URL (`tooltrace sidecar --listen`). */
   forward?: string;
@@ -30,9 +41,17 @@ export interface DemoOptions {
   stderr: NodeJS.WritableStream;
 }
 
+/** Spans a processor for the end of the run holds before it writes them anyway. */
+const HELD_TO_THE_END = { batchSize: 100_000, scheduleDelayMs: 2_147_483_647 };
+
 /**
  * `tooltrace demo`: runs a scripted agent whose tools stream, fail, get cancelled, nest and run
- * in a sub-agent; shows them live; then draws the trace as it was exported over OTLP.
+ * in a sub-agent; shows them live; then draws the trace as it was exported over OTLP. It honours
+ * the sidecar's exporter variables: `OTEL_TRACES_EXPORTER` (`otlp` sends to
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` when one is set, as before; `console` prints each span after
+ * the drawing; `none` sends nowhere but the embedded receiver the drawing is made from),
+ * `OTEL_SDK_DISABLED=true` (the same as `none`, and no `--out`), and writes `--out` with the
+ * sidecar's OTLP JSON lines writer.
  */
 export async function runDemo(options: DemoOptions): Promise<number> {
   const env = options.env ?? process.env;
@@ -46,7 +65,28 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       return 2;
     }
   }
-  const sink = await startTraceSink({ env, serviceName: 'tooltrace-demo', exportElsewhere: true });
+  // The demo always has its embedded receiver to export to: --out adds to OTLP, never replaces it.
+  const selection = resolveExporterSelection(env, { out: options.out, otlpEndpointFlag: true });
+  for (const notice of selection.notices) options.stderr.write(`tooltrace demo: ${notice}\n`);
+  const file =
+    selection.outFile === undefined
+      ? undefined
+      : new ReliableSpanProcessor(
+          await OtlpFileExporter.open({ path: selection.outFile, maxBytes: 0 }),
+          HELD_TO_THE_END,
+        );
+  const printer = selection.traces.has('console')
+    ? new ReliableSpanProcessor(new ConsoleSpanExporter(options.stdout, printable), HELD_TO_THE_END)
+    : undefined;
+  const processors = [file, printer].filter(
+    (processor): processor is ReliableSpanProcessor => processor !== undefined,
+  ) satisfies SpanProcessor[];
+  const sink = await startTraceSink({
+    env,
+    serviceName: 'tooltrace-demo',
+    exportElsewhere: selection.traces.has('otlp'),
+    processors,
+  });
   const bus = new EventBus();
   const table = new ToolTable();
   const tracing = traceToolCalls(bus, {
@@ -89,15 +129,21 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     out.write(renderWaterfall(spans, { color, width: terminalWidth(out) }));
     out.write(`\nPer tool, from the metrics the same subscriber recorded:\n\n`);
     out.write(await table.render());
-    if (options.out !== undefined) {
-      try {
-        await writeFile(options.out, encodeOtlpJson(spans));
+    if (printer !== undefined) {
+      out.write(`\nThe spans, as OTEL_TRACES_EXPORTER=console prints them:\n\n`);
+      await printer.forceFlush();
+    }
+    if (file !== undefined) {
+      // A disk that stays full is retried: the demo says what is missing after 10 s.
+      await Promise.race([file.forceFlush(), delay(10_000, undefined, { ref: false })]);
+      const { exported, dropped } = file.stats();
+      if (dropped === 0 && file.pending === 0) {
         out.write(
-          `\nWrote ${spans.length} spans as OTLP JSON to ${options.out} (tooltrace view ${options.out}).\n`,
+          `\nWrote ${exported} spans as OTLP JSON to ${selection.outFile} (tooltrace view ${selection.outFile}).\n`,
         );
-      } catch (error) {
+      } else {
         options.stderr.write(
-          `tooltrace demo: cannot write ${options.out}: ${(error as Error).message}\n`,
+          `tooltrace demo: ${dropped + file.pending} spans were not written to ${selection.outFile}\n`,
         );
         code = 2;
       }

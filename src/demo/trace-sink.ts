@@ -28,6 +28,8 @@ export interface TraceSinkOptions {
    * `tooltrace view` leaves it off: looking at a file should not send it anywhere.
    */
   exportElsewhere: boolean;
+  /** More processors for the provider (the demo's `--out` file, `console`), shut down with it. */
+  processors?: readonly SpanProcessor[];
 }
 
 /** How the export beyond the embedded receiver went, from {@link TraceSink.close}. */
@@ -80,7 +82,7 @@ export async function startTraceSink(options: TraceSinkOptions): Promise<TraceSi
   // stock processor drops what ends past its queue of 2,048 spans before it can export (a
   // 3,000-call journal lost 440 calls and `view` then gave up waiting for them).
   const embedded = new ReliableSpanProcessor(new OTLPTraceExporter({ url: receiver.tracesUrl }));
-  const processors: SpanProcessor[] = [embedded];
+  const processors: SpanProcessor[] = [embedded, ...(options.processors ?? [])];
   let externalExporter: CountingExporter | undefined;
   let externalProcessor: SpanProcessor | undefined;
   if (externalConfig !== undefined) {

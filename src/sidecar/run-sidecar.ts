@@ -55,6 +55,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     options.env ?? process.env,
     settings.exportConfig.tracesUrl,
     settings.exportConfig.protocol,
+    settings.exporters.metrics,
   );
   const sink = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   // Lines carry input (tool names, paths, an endpoint's error text): one line, escaped, bounded.
@@ -64,8 +65,25 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
   // Replayed events carry their causation: no dispatch frame is needed to give them any.
   const bus = new EventBus({ ringSize: 0, dispatchFrames: false });
   const pipeline = new EventPipeline({ bus, metrics, maxLineBytes: settings.maxLineBytes, log });
-  const processor = await startSpanExport({
+  const stdout = options.stdout ?? process.stdout;
+  const { traces, outFile } = settings.exporters;
+  const spanExport = await startSpanExport({
     config: settings.exportConfig,
+    exporters: {
+      otlp: traces.has('otlp'),
+      console: traces.has('console') ? { stream: stdout, escape: printable } : undefined,
+      file:
+        outFile === undefined
+          ? undefined
+          : {
+              path: outFile,
+              maxBytes: settings.out.maxBytes,
+              maxBackups: settings.out.backups,
+              // A run resuming from its checkpoint continues the file of the run before.
+              append: checkpointing,
+              log,
+            },
+    },
     maxQueueSpans: settings.maxQueueSpans,
     metrics,
     log,
@@ -80,6 +98,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
       if (!processor.full) intakes?.resume();
     },
   });
+  const { processor } = spanExport;
   const resource = await detectResource(settings.resourceAttributes);
   const metricsExport =
     metricsConfig === undefined
@@ -88,6 +107,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
           config: metricsConfig,
           headers: settings.exportConfig.headers,
           resource,
+          console: { stream: stdout, escape: printable },
           observe: (provider) => metrics.observe(provider.getMeter('tooltrace.sidecar', VERSION)),
           log,
         });
@@ -121,10 +141,24 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
   }
   const parts = { intakes, tracing, processor, checkpointing, log };
   const status = new SidecarStatus({ ...parts, metrics }, settings.statusIntervalMs);
-  const { tracesUrl, protocol } = settings.exportConfig;
-  log(`tooltrace sidecar: exporting to ${tracesUrl} (${protocol}) as ${settings.serviceName}`);
+  for (const notice of settings.exporters.notices) log(`tooltrace sidecar: ${notice}`);
+  if (settings.exporters.sdkDisabled) {
+    log(
+      'tooltrace sidecar: OTEL_SDK_DISABLED=true: exporting nothing, neither spans nor metrics; events are still read, checked and counted (/metrics)',
+    );
+  } else if (!spanExport.exporting) {
+    log(
+      `tooltrace sidecar: exporting no spans (OTEL_TRACES_EXPORTER=none) as ${settings.serviceName}`,
+    );
+  } else {
+    log(`tooltrace sidecar: exporting to ${spanExport.description} as ${settings.serviceName}`);
+  }
   if (metricsExport !== undefined) {
-    log(`tooltrace sidecar: metrics to ${metricsExport.url} (${metricsExport.protocol})`);
+    log(
+      metricsExport.otlp
+        ? `tooltrace sidecar: metrics to ${metricsExport.url} (${metricsExport.protocol})`
+        : `tooltrace sidecar: metrics to ${metricsExport.url}`,
+    );
   }
   // A sidecar runs until it is stopped, even while it only waits (for a retry, say).
   const keepAlive = setInterval(() => {}, 1 << 30);
@@ -140,7 +174,8 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
       // The final collection: every call measured up to the end goes out.
       if (metricsExport !== undefined) {
         const exporting = metricsExport.shutdown(timeoutMs);
-        noticeSlowFinalExport(metricsExport.url, exporting, deadline.at, log);
+        if (metricsExport.otlp)
+          noticeSlowFinalExport(metricsExport.url, exporting, deadline.at, log);
         const finished = await deadline.race(exporting);
         const failure = finished ? metricsExport.failure : 'no answer within the shutdown timeout';
         if (failure !== undefined) {

@@ -34,6 +34,26 @@ export interface SidecarOptions {
   otlpEndpoint?: string;
   /** `http/protobuf`, `http/json` or `grpc`; overrides `OTEL_EXPORTER_OTLP_PROTOCOL`. */
   otlpProtocol?: string;
+  /**
+   * Also write what is exported to this file, as OTLP JSON lines (one export request a line, as
+   * the Collector's file exporter writes; `tooltrace view FILE` draws it). Without
+   * `OTEL_TRACES_EXPORTER` (or `otlpEndpoint`) the file is the only exporter: the way to look
+   * without a collector. The file is started afresh, or appended to with `checkpoint`.
+   * @default process.env.TOOLTRACE_OUT
+   */
+  out?: string;
+  /**
+   * Size at which the `out` file is rotated (to `FILE.1`, …); `0` never rotates.
+   * @default 104857600 (100 MiB)
+   */
+  outMaxBytes?: number;
+  /**
+   * Rotated `out` files kept; at the limit the oldest is deleted.
+   * @default 3
+   */
+  outBackups?: number;
+  /** Where `OTEL_TRACES_EXPORTER=console` (and the metrics' `console`) writes. @default process.stdout */
+  stdout?: NodeJS.WritableStream;
   /** Extra export headers; merged over `OTEL_EXPORTER_OTLP_HEADERS`. */
   otlpHeaders?: Record<string, string>;
   /** `gzip` or `none`; overrides `OTEL_EXPORTER_OTLP_COMPRESSION`. */

@@ -5,7 +5,9 @@ import {
   MAX_DELAY_MS,
   parseKeyValueList,
   resolveExportConfig,
+  resolveExporterSelection,
   type ExportConfig,
+  type ExporterSelection,
 } from './export/index.js';
 import {
   isLoopbackHost,
@@ -47,6 +49,10 @@ export interface SidecarSettings {
   };
   checkpoint: string | undefined;
   exportConfig: ExportConfig;
+  /** Which exporters run (`OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER`, `--out`). */
+  exporters: ExporterSelection;
+  /** The `--out` file's rotation: size, and rotated files kept. */
+  out: { maxBytes: number; backups: number };
   serviceName: string;
   resourceAttributes: Record<string, string>;
   shutdownTimeoutMs: number;
@@ -127,6 +133,20 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
     },
     env,
   );
+  const exporters = resolveExporterSelection(env, {
+    out: options.out,
+    otlpEndpointFlag: options.otlpEndpoint !== undefined,
+  });
+  for (const [setting, value] of [
+    ['--out-max-bytes', options.outMaxBytes],
+    ['--out-backups', options.outBackups],
+  ] as const) {
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
+      throw new ConfigurationError(`${setting} must be a whole number >= 0, got ${value}`, {
+        setting,
+      });
+    }
+  }
   const resourceAttributes = parseKeyValueList(
     env.OTEL_RESOURCE_ATTRIBUTES,
     'OTEL_RESOURCE_ATTRIBUTES',
@@ -164,6 +184,8 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
     },
     checkpoint: options.checkpoint,
     exportConfig,
+    exporters,
+    out: { maxBytes: options.outMaxBytes ?? 100 * 1024 * 1024, backups: options.outBackups ?? 3 },
     serviceName,
     resourceAttributes: { ...resourceAttributes, 'service.name': serviceName },
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,

@@ -54,6 +54,12 @@ describe('parseSidecarArgs()', () => {
       '1.5s',
       '--status-interval',
       '0',
+      '--out',
+      'spans.jsonl',
+      '--out-max-bytes',
+      '1048576',
+      '--out-backups',
+      '0',
     ]);
 
     expect(parsed).toEqual({
@@ -82,6 +88,9 @@ describe('parseSidecarArgs()', () => {
         idleTimeoutMs: 120_000,
         shutdownTimeoutMs: 1500,
         statusIntervalMs: 0,
+        out: 'spans.jsonl',
+        outMaxBytes: 1048576,
+        outBackups: 0,
       },
     });
   });
@@ -137,6 +146,7 @@ describe('parseSidecarArgs()', () => {
     expect(refusal(['--exclude-events', 'plan.*,llm.*.chunk'])).toMatch(
       /--exclude-events takes event types or prefixes ending in \*, got 'llm\.\*\.chunk'/,
     );
+    expect(refusal(['--out-backups', 'three'])).toMatch(/--out-backups must be an integer >= 0/);
     expect(refusal(['--trace-by', 'turn'])).toMatch(
       /--trace-by must be causal-root, session or call/,
     );

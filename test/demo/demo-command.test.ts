@@ -34,8 +34,12 @@ function liveLines(stdout: string): string[] {
   return stdout.split('\n').filter((line) => /^ *\+\d+\.\d\ds {2}/.test(line));
 }
 
+/** The spans of an `--out` file: OTLP JSON lines, one export request a line. */
 async function readSpans(path: string): Promise<ReceivedSpan[]> {
-  return decodeTraceRequest(await readFile(path), 'application/json');
+  const text = (await readFile(path, 'utf8')).trimEnd();
+  return text
+    .split('\n')
+    .flatMap((line) => decodeTraceRequest(Buffer.from(line), 'application/json'));
 }
 
 /** The spans that are not in-flight snapshots (a slow run adds some of long calls, on any side). */
@@ -267,6 +271,27 @@ describe('tooltrace demo with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       ),
     );
     expect(run.code).toBe(1);
+  });
+
+  it('honours OTEL_TRACES_EXPORTER: console prints each span after the drawing, and without otlp nothing goes to the endpoint', async () => {
+    const run = await runCli(
+      ['demo', '--fast'],
+      childEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_EXPORTER: 'console' }),
+    );
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain(`and to ${receiver.tracesUrl}`);
+    const printed = run.stdout.split('The spans, as OTEL_TRACES_EXPORTER=console prints them:')[1];
+    const heads = printed!.split('\n').filter((line) => / {2}trace=[0-9a-f]{32} span=/.test(line));
+    expect(heads).toHaveLength(DEMO_SPANS);
+    expect(heads.some((line) => line.startsWith('execute_tool plan_trip  '))).toBe(true);
+    expect(receiver.requests).toEqual([]);
+
+    const refused = await runCli(['demo', '--fast'], childEnv({ OTEL_TRACES_EXPORTER: 'jaeger' }));
+    expect(refused.stderr).toMatch(
+      /^tooltrace demo: OTEL_TRACES_EXPORTER: 'jaeger' is not an exporter the sidecar supports; accepted: otlp, console, none/,
+    );
+    expect(refused.code).toBe(2);
   });
 
   it('refuses a bad OTEL_EXPORTER_OTLP_PROTOCOL with exit code 2 before running', async () => {

@@ -125,9 +125,9 @@ describe('tooltrace sidecar metrics export', () => {
         OTEL_METRICS_EXPORTER: 'prometheus',
       },
     });
-    expect((await refused.exited).code).not.toBe(0);
+    expect((await refused.exited).code).toBe(2);
     expect(refused.stderr()).toMatch(
-      /OTEL_METRICS_EXPORTER 'prometheus' is not supported: use otlp or none/,
+      /OTEL_METRICS_EXPORTER: 'prometheus' is not an exporter the sidecar supports; accepted: otlp, console, none/,
     );
   });
 

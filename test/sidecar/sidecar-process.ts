@@ -29,6 +29,8 @@ export interface SidecarProcess {
   readonly child: ChildProcess;
   /** Everything written to standard error so far. */
   stderr(): string;
+  /** Everything written to standard output so far (`OTEL_TRACES_EXPORTER=console`). */
+  stdout(): string;
   /** Resolves once standard error matches `pattern`; rejects after `timeoutMs`. */
   waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** Resolves when the process exited. */
@@ -55,10 +57,13 @@ export function startSidecar(args: string[], options: SidecarProcessOptions = {}
   const child = spawn(process.execPath, ['dist/cli.js', 'sidecar', ...args], {
     cwd: ROOT,
     env,
-    stdio: ['pipe', 'ignore', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   running.add(child);
   let stderr = '';
+  let stdout = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (text: string) => (stdout += text));
   const listeners = new Set<() => void>();
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (text: string) => {
@@ -103,6 +108,7 @@ export function startSidecar(args: string[], options: SidecarProcessOptions = {}
   return {
     child,
     stderr: () => stderr,
+    stdout: () => stdout,
     waitForStderr,
     exited,
     listenUrl: async (index = 0) => {

@@ -1,6 +1,6 @@
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ConfigurationError } from '../../errors/index.js';
-import type { SpanTransport } from './export-outcome.js';
+import type { BatchTransport, SpanTransport } from './export-outcome.js';
 import { readExportTls, type ExportTls } from './export-tls.js';
 import { parseHeaders } from './key-value-list.js';
 import { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
@@ -147,7 +147,7 @@ export function resolveExportConfig(
  */
 export async function createTraceExporter(
   config: ExportConfig,
-): Promise<SpanTransport & SpanExporter> {
+): Promise<SpanTransport & SpanExporter & BatchTransport> {
   const common = {
     url: config.tracesUrl,
     headers: config.headers,

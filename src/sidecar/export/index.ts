@@ -1,6 +1,20 @@
 /** The sidecar's export room: the reliable span processor, OTLP encoding, HTTP and gRPC transport. */
 export { startSpanExport } from './span-export.js';
-export type { ExportMetrics, SpanExportOptions } from './span-export.js';
+export type { ExportMetrics, SpanExport, SpanExportOptions } from './span-export.js';
+export type { SpanExporters } from './span-transports.js';
+export {
+  ACCEPTED_EXPORTERS,
+  describeExporters,
+  resolveExporterSelection,
+} from './exporter-selection.js';
+export type {
+  ExporterName,
+  ExporterSelection,
+  ExporterSelectionOverrides,
+} from './exporter-selection.js';
+export { ConsoleSpanExporter } from './console-span-exporter.js';
+export { OtlpFileExporter } from './otlp-file-exporter.js';
+export type { OtlpFileExporterOptions } from './otlp-file-exporter.js';
 export { ReliableSpanProcessor } from './reliable-span-processor.js';
 export type {
   ExportBatch,

@@ -3,13 +3,18 @@ import type { Resource } from '@opentelemetry/resources';
 import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { ConfigurationError } from '../../errors/index.js';
 import { MAX_DELAY_MS } from './export-config.js';
+import { resolveExporterSelection, type ExporterName } from './exporter-selection.js';
 import { readExportTls, type ExportTls } from './export-tls.js';
 import { httpMetricTransport } from './metric-transport-http.js';
 import { readTemporalityPreference, type TemporalityPreference } from './metrics-temporality.js';
 import { ReportingMetricExporter } from './reporting-metric-exporter.js';
+import { ConsoleMetricExporter } from './console-metric-exporter.js';
+import type { Escape } from './format-span.js';
 
 /** Where and how the sidecar exports metrics, from {@link resolveMetricsExport}. */
 export interface MetricsExportConfig {
+  /** `otlp` (to {@link url}), `console` (standard output), or both. */
+  readonly exporters: ReadonlySet<ExporterName>;
   readonly url: string;
   readonly protocol: 'http/protobuf' | 'http/json' | 'grpc';
   readonly intervalMs: number;
@@ -30,6 +35,8 @@ export interface MetricsExportOptions {
   observe: (provider: MeterProviderApi) => void;
   /** Where a failing export, and its recovery, is reported. */
   log: (line: string) => void;
+  /** Where `console` writes, and what makes input safe there (the sidecar's `printable`). */
+  console?: { stream: NodeJS.WritableStream; escape: Escape };
 }
 
 /** A running metrics export: the provider the subscriber records into. */
@@ -38,6 +45,8 @@ export interface MetricsExport {
   /** Where the metrics go, for the start-up line. */
   readonly url: string;
   readonly protocol: string;
+  /** Whether they go over OTLP (to {@link url}); else to standard output only. */
+  readonly otlp: boolean;
   /** Exports what was recorded since the last export, then stops; at most `timeoutMs`. */
   shutdown(timeoutMs: number): Promise<void>;
   /**
@@ -52,8 +61,10 @@ const DEFAULT_INTERVAL_MS = 60_000;
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
- * Where the tool-call metrics and the sidecar's own health go over OTLP, beside the traces, or
- * `undefined` with `OTEL_METRICS_EXPORTER=none`; any other value but `otlp` is refused. The
+ * Where the tool-call metrics and the sidecar's own health go over OTLP (and, with `console`,
+ * to standard output), beside the traces, or `undefined` with no metric exporter
+ * (`OTEL_METRICS_EXPORTER=none`; `exporters`, from {@link resolveExporterSelection}, says
+ * which). The
  * endpoint is `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`, else the traces URL with `/v1/metrics` in
  * place of `/v1/traces`; the protocol `OTEL_EXPORTER_OTLP_METRICS_PROTOCOL`, else the traces
  * one; the interval `OTEL_METRIC_EXPORT_INTERVAL` (ms, 60000) and timeout
@@ -64,15 +75,9 @@ export function resolveMetricsExport(
   env: NodeJS.ProcessEnv,
   tracesUrl: string,
   tracesProtocol: string,
+  exporters: ReadonlySet<ExporterName> = resolveExporterSelection(env).metrics,
 ): MetricsExportConfig | undefined {
-  const exporterName = env.OTEL_METRICS_EXPORTER?.trim().toLowerCase() || 'otlp';
-  if (exporterName === 'none') return undefined;
-  if (exporterName !== 'otlp') {
-    throw new ConfigurationError(
-      `OTEL_METRICS_EXPORTER '${exporterName}' is not supported: use otlp or none`,
-      { setting: 'OTEL_METRICS_EXPORTER' },
-    );
-  }
+  if (exporters.size === 0) return undefined;
   const protocol = env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL?.trim().toLowerCase() || tracesProtocol;
   if (protocol !== 'http/protobuf' && protocol !== 'http/json' && protocol !== 'grpc') {
     throw new ConfigurationError(
@@ -84,6 +89,7 @@ export function resolveMetricsExport(
   const url = metricsUrl(env, tracesUrl, protocol === 'grpc' && tracesProtocol === 'grpc');
   const tls = new URL(url).protocol === 'https:' ? readExportTls(env, 'METRICS') : undefined;
   return {
+    exporters,
     url,
     protocol,
     ...(tls === undefined ? {} : { tls }),
@@ -107,29 +113,49 @@ export async function startMetricsExport(options: MetricsExportOptions): Promise
   const { MeterProvider, PeriodicExportingMetricReader } = commonJs(
     await import('@opentelemetry/sdk-metrics'),
   );
-  const exporter = await otlpMetricExporter(config, options.headers);
-  const reporting = new ReportingMetricExporter(exporter, config.url, options.log);
-  const reader = new PeriodicExportingMetricReader({
-    exporter: reporting,
-    exportIntervalMillis: config.intervalMs,
-    exportTimeoutMillis: config.timeoutMs,
-  });
-  const provider = new MeterProvider({ resource: options.resource, readers: [reader] });
+  const otlp = config.exporters.has('otlp');
+  const reporting = otlp
+    ? new ReportingMetricExporter(
+        await otlpMetricExporter(config, options.headers),
+        config.url,
+        options.log,
+      )
+    : undefined;
+  const readers = [
+    ...(reporting === undefined ? [] : [reporting]),
+    ...(config.exporters.has('console')
+      ? [
+          new ConsoleMetricExporter(
+            options.console?.stream ?? process.stdout,
+            options.console?.escape ?? ((text) => JSON.stringify(text).slice(1, -1)),
+          ),
+        ]
+      : []),
+  ].map(
+    (exporter) =>
+      new PeriodicExportingMetricReader({
+        exporter,
+        exportIntervalMillis: config.intervalMs,
+        exportTimeoutMillis: config.timeoutMs,
+      }),
+  );
+  const provider = new MeterProvider({ resource: options.resource, readers });
   options.observe(provider);
   let stopped: Promise<void> | undefined;
   return {
     meterProvider: provider,
-    url: config.url,
-    protocol: config.protocol,
+    url: otlp ? config.url : 'standard output (console)',
+    protocol: otlp ? config.protocol : 'console',
+    otlp,
     shutdown(shutdownTimeoutMs: number): Promise<void> {
-      reporting.closing();
+      reporting?.closing();
       stopped ??= provider
         .shutdown({ timeoutMillis: Math.max(1, shutdownTimeoutMs) })
         .catch(() => undefined);
       return stopped;
     },
     get failure() {
-      return reporting.failure;
+      return reporting?.failure;
     },
   };
 }

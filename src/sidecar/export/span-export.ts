@@ -1,6 +1,7 @@
 import type { ReadableSpan, Span } from '@opentelemetry/sdk-trace-base';
-import { createTraceExporter, type ExportConfig } from './export-config.js';
+import type { ExportConfig } from './export-config.js';
 import { ReliableSpanProcessor, type ExportBatch } from './reliable-span-processor.js';
+import { createSpanTransport, type SpanExporters } from './span-transports.js';
 
 /** What the export counts; the sidecar's metrics implement it. */
 export interface ExportMetrics {
@@ -13,6 +14,8 @@ export interface ExportMetrics {
 /** Options for {@link startSpanExport}. */
 export interface SpanExportOptions {
   config: ExportConfig;
+  /** Where spans go: OTLP (as `config` says), standard output, a file. @default OTLP only */
+  exporters?: SpanExporters;
   /** Spans waiting for export before the processor reports itself full. */
   maxQueueSpans: number;
   metrics: ExportMetrics;
@@ -32,31 +35,41 @@ export interface SpanExportOptions {
   onDropped?: (status: string) => void;
 }
 
+/** What {@link startSpanExport} started. */
+export interface SpanExport {
+  readonly processor: ReliableSpanProcessor;
+  /** Where spans go, for the start-up line (`nowhere` with no exporter). */
+  readonly description: string;
+  /** False with no exporter: spans are let go as they end, and not counted as exported. */
+  readonly exporting: boolean;
+}
+
 /**
- * The export room: a {@link ReliableSpanProcessor} over the configured OTLP exporter, counting
- * into `metrics`. Logs once when export starts failing in a way worth retrying and once when it
+ * The export room: a {@link ReliableSpanProcessor} over the chosen exporters (OTLP, console, an
+ * OTLP JSON file; several at once behind one fan-out transport), counting into `metrics`. Logs once when export starts failing in a way worth retrying and once when it
  * works again (not per retry); the first permanent failure of each status once, with the
  * endpoint's message; the first `partial_success` rejection once, with its message.
  */
-export async function startSpanExport(options: SpanExportOptions): Promise<ReliableSpanProcessor> {
+export async function startSpanExport(options: SpanExportOptions): Promise<SpanExport> {
   const { config, metrics, log } = options;
+  const chosen = await createSpanTransport(config, options.exporters ?? { otlp: true });
   let failing = false;
   let reportedRejection = false;
   const reportedStatuses = new Set<string>();
   const done = (batch: ExportBatch): void => {
     if (options.onSpanDone !== undefined) for (const kept of batch.kept) options.onSpanDone(kept);
   };
-  return new ReliableSpanProcessor(await createTraceExporter(config), {
+  const processor = new ReliableSpanProcessor(chosen.transport, {
     maxQueueSpans: options.maxQueueSpans,
     maxRetryAfterMs: config.maxRetryAfterMs,
     ...(options.onSpanStarted === undefined ? {} : { onStart: options.onSpanStarted }),
     ...(options.onSpanEnded === undefined ? {} : { onEnd: options.onSpanEnded }),
     onExported: (spans, latencyMs, rejected) => {
-      metrics.exported(spans.length - rejected, latencyMs);
+      if (chosen.exporting) metrics.exported(spans.length - rejected, latencyMs);
       done(spans);
       if (failing) {
         failing = false;
-        log(`tooltrace sidecar: export to ${config.tracesUrl} works again`);
+        log(`tooltrace sidecar: export to ${chosen.description} works again`);
       }
       options.onBatchExported?.();
     },
@@ -91,4 +104,5 @@ export async function startSpanExport(options: SpanExportOptions): Promise<Relia
       }
     },
   });
+  return { processor, description: chosen.description, exporting: chosen.exporting };
 }
