@@ -3,7 +3,6 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { EventBus } from '../bus/index.js';
 import { traceToolCalls } from '../otel/index.js';
 import { forwardEvents } from '../forward/index.js';
-import { encodeOtlpJson } from '../otlp/index.js';
 import { renderWaterfall, terminalWidth } from '../view/index.js';
 import { checkSidecarUrl } from '../forward/forward-events.js';
 import {

@@ -2,7 +2,7 @@
  * OTLP, read and written in one place: the read model of what an exporter sends (spans, log
  * records, metric points as plain objects), one protobuf reader and one writer, the decoders of
  * trace, logs and metrics export requests in JSON and protobuf, the trace encoders (SDK spans to
- * protobuf and JSON request bodies, batch by batch; the read model back to JSON), and the reader
+ * protobuf and JSON request bodies, batch by batch), and the reader
  * of what an endpoint answers. `tooltrace/testing` (the receivers), the sidecar's export and
  * `view` import it; nothing else reads or writes OTLP by hand.
  * Internal: the package has no `./otlp` entry, `tooltrace/testing` re-exports what its users need.
@@ -48,4 +48,3 @@ export { OtlpJsonTraceEncoder } from './otlp-json-encoder.js';
 export { NumberTypes } from './number-types.js';
 export { encodeAll } from './span-batch.js';
 export type { SpanBatch } from './span-batch.js';
-export { encodeOtlpJson } from './encode-otlp-json.js';
