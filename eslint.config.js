@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 /**
  * Dependencies point one way: bus <- streamtool <- otel <- sidecar <- view <- cli/demo, with wire,
  * forward, otlp (OTLP read and written, under sidecar export, testing and the view) and the
- * adapters (mcp, ai-sdk) beside. Each folder of `src` lists the folders it may import from; every other one is
+ * adapters (mcp, ai-sdk, langchain) beside. Each folder of `src` lists the folders it may import from; every other one is
  * forbidden. Inside the sidecar, intake -> pipeline -> export: intake talks to the pipeline
  * only, the pipeline may use export, export neither; no room imports the composition at
  * `src/sidecar/*.ts`.
@@ -25,6 +25,7 @@ const mayImport = {
   otel: ['bus', 'events', 'streamtool', 'errors'],
   mcp: ['bus', 'events', 'streamtool', 'errors'],
   'ai-sdk': ['bus', 'events', 'streamtool', 'errors'],
+  langchain: ['bus', 'events', 'streamtool', 'errors'],
   testing: ['bus', 'events', 'streamtool', 'otel', 'wire', 'forward', 'otlp', 'errors', 'vendor'],
   sidecar: ['bus', 'events', 'streamtool', 'otel', 'wire', 'otlp', 'errors'],
   'sidecar/intake': ['pipeline'],
@@ -135,7 +136,7 @@ const pastBarrels = (name) =>
   ]);
 
 /**
- * The adapters (`tooltrace/mcp`, `tooltrace/ai-sdk`) load nothing of OpenTelemetry but the API
+ * The adapters (`tooltrace/mcp`, `tooltrace/ai-sdk`, `tooltrace/langchain`) load nothing of OpenTelemetry but the API
  * (context propagation, the active span); their SDKs are optional peers the user brings.
  */
 const adapterApiOnly = {
@@ -150,7 +151,7 @@ function layerRule(layer) {
     .filter((name) => name !== top && !allowedTop.includes(name))
     .map((name) => ({
       group: pathsTo(name),
-      message: `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar <- view <- cli/demo; wire, forward, otlp, mcp and ai-sdk beside).`,
+      message: `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar <- view <- cli/demo; wire, forward, otlp, mcp, ai-sdk and langchain beside).`,
     }));
   for (const name of Object.keys(barrels)) {
     if (name === top || !allowedTop.includes(name)) continue;
@@ -177,7 +178,7 @@ function layerRule(layer) {
   if (rootLayers.has(layer)) patterns.push(noOpenTelemetry);
   if (layer === 'forward') patterns.push(noOpenTelemetryInForward);
   if (layer === 'otel') patterns.push(apisOnly);
-  if (layer === 'mcp' || layer === 'ai-sdk') patterns.push(adapterApiOnly);
+  if (layer === 'mcp' || layer === 'ai-sdk' || layer === 'langchain') patterns.push(adapterApiOnly);
   // The sidecar's rooms have rules of their own; its own rule covers the composition only.
   const files = layer === 'sidecar' ? ['src/sidecar/*.ts'] : [`src/${layer}/**/*.ts`];
   return {

@@ -24,6 +24,7 @@ const ENTRIES = [
   { report: 'tooltrace-forward', types: 'dist/forward/index.d.ts' },
   { report: 'tooltrace-mcp', types: 'dist/mcp/index.d.ts' },
   { report: 'tooltrace-ai-sdk', types: 'dist/ai-sdk/index.d.ts' },
+  { report: 'tooltrace-langchain', types: 'dist/langchain/index.d.ts' },
   { report: 'tooltrace-sidecar', types: 'dist/sidecar/bundle.d.ts' },
   { report: 'tooltrace-testing', types: 'dist/testing/index.d.ts' },
 ];

@@ -36,13 +36,15 @@ const SDK_NEWEST = [
   '@opentelemetry/instrumentation-http@latest',
 ];
 
-/** What the README's MCP and AI SDK blocks import besides tooltrace. */
+/** What the README's MCP, AI SDK and LangChain blocks import besides tooltrace. */
 const ADAPTER_SETUP = [
   '@opentelemetry/api',
   '@opentelemetry/sdk-trace-node@2.12.0',
   '@opentelemetry/sdk-trace-base@2.12.0',
   '@opentelemetry/exporter-trace-otlp-proto@0.223.0',
   '@modelcontextprotocol/sdk',
+  '@langchain/core@1',
+  '@langchain/langgraph@1',
   'zod',
 ];
 
@@ -64,13 +66,27 @@ beforeAll(async () => {
     scratchProject('sdk-2', [tarball, '@opentelemetry/api', ...SDK_2]),
     scratchProject('sdk-newest', [tarball, ...SDK_NEWEST]),
     scratchProject('adapters-ai-6', [tarball, ...ADAPTER_SETUP, 'ai@6']),
-    scratchProject('adapters-ai-7', [tarball, ...ADAPTER_SETUP, 'ai@7']),
+    scratchProject('adapters-ai-7', [tarball, ...ADAPTER_SETUP, 'ai@7', '@ai-sdk/otel@1']),
     scratchProject('without-peer', [tarball], ['--legacy-peer-deps']),
   ]);
   for (const folder of [adaptersAi6, adaptersAi7]) {
     writeFileSync(join(folder, 'mcp.mjs'), readmeBlockAsJavaScript('serveMcpTools('));
     writeFileSync(join(folder, 'ai-sdk.mjs'), readmeBlockAsJavaScript('traceAiSdkTools('));
+    writeFileSync(
+      join(folder, 'langchain.mjs'),
+      readmeBlockAsJavaScript('new TooltraceCallbackHandler(bus)'),
+    );
   }
+  // The AI SDK block with the AI SDK's own OpenTelemetry integration registered (ai 7).
+  writeFileSync(
+    join(adaptersAi7, 'ai-sdk-otel.mjs'),
+    [
+      "import { registerTelemetry } from 'ai';",
+      "import { OpenTelemetry } from '@ai-sdk/otel';",
+      'registerTelemetry(new OpenTelemetry());',
+      "await import('./ai-sdk.mjs');",
+    ].join('\n'),
+  );
   // The NodeSDK example as a user's program: the same file, types stripped.
   const example = readFileSync(join(ROOT, 'examples/node-sdk.ts'), 'utf8');
   const { outputText } = ts.transpileModule(example, {
@@ -308,5 +324,48 @@ describe.each([
     expect(span!.name).toBe('execute_tool forecast');
     expect(span!.attributes['gen_ai.tool.call.id']).toBe('call_1');
     expect(span!.events.filter((event) => event.name === 'tool.stream.partial')).toHaveLength(2);
+  });
+
+  it('LangChain: the turn, a chat per model call and the tool call with its stream', async () => {
+    receiver.clear();
+    const { code, stdout, stderr } = await runWith(node(), folder(), ['node', 'langchain.mjs'], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    });
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout).toBe('See streaming.md.\n');
+    const spans = await receiver.waitForSpans(4);
+    const turn = spans.find((span) => span.name === 'invoke_agent LangGraph')!;
+    const call = spans.find((span) => span.name === 'execute_tool search_docs')!;
+    expect(call.parentSpanId).toBe(turn.spanId);
+    expect(call.attributes['gen_ai.tool.call.id']).toBe('call_1');
+    expect(call.events.filter((event) => event.name === 'tool.stream.partial')).toHaveLength(2);
+    expect(call.events.filter((event) => event.name === 'tool.stream.progress')).toHaveLength(1);
+  });
+});
+
+describe('ai 7 with its own OpenTelemetry integration (@ai-sdk/otel) on Node 24', () => {
+  it('has one execute_tool span per call, the AI SDK one, with the stream on it', async () => {
+    receiver.clear();
+    const { code, stdout, stderr } = await runWith(
+      node24,
+      adaptersAi7,
+      ['node', 'ai-sdk-otel.mjs'],
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      },
+    );
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout).toBe('Sunny in Paris.\n');
+    const spans = await traceOf(4, (span) => span.name === 'execute_tool forecast');
+    const calls = spans.filter((span) => span.name === 'execute_tool forecast');
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.scope.name).toBe('gen_ai');
+    expect(calls[0]!.attributes).toMatchObject({
+      'gen_ai.tool.call.id': 'call_1',
+      'tooltrace.stream.partial.count': 2,
+    });
+    expect(calls[0]!.events.filter((event) => event.name === 'tool.stream.partial')).toHaveLength(
+      2,
+    );
   });
 });

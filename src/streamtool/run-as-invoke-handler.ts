@@ -1,4 +1,4 @@
-import type { BusEvent, EventBus } from '../bus/index.js';
+import type { BusEvent, Causation, EventBus } from '../bus/index.js';
 import { TOOL_INVOKE, type ToolCall } from '../events/index.js';
 
 /**
@@ -7,13 +7,15 @@ import { TOOL_INVOKE, type ToolCall } from '../events/index.js';
  * starts the call's span and makes it active around every later handler), so what `run` starts,
  * now or later from a promise, is a child of the invoke on the bus and runs inside the span.
  * Returns what `run` returned; rethrows what it threw (the bus would only report it). Internal:
- * the adapters (`mcp`, `ai-sdk`) answer their own calls with it.
+ * the adapters (`mcp`, `ai-sdk`, `langchain`) answer their own calls with it; `causation` is for
+ * an adapter that knows the invoke's causal parent itself (a LangChain run's parent run).
  */
 export function runAsInvokeHandler<R>(
   bus: EventBus,
   call: ToolCall,
   source: string,
   run: (event: BusEvent<ToolCall>) => R,
+  causation?: Partial<Causation>,
 ): R {
   let outcome: { value: R } | { error: unknown } | undefined;
   const unsubscribe = bus.subscribe<ToolCall>(
@@ -29,7 +31,11 @@ export function runAsInvokeHandler<R>(
   );
   let invoke: BusEvent<ToolCall>;
   try {
-    invoke = bus.emit(TOOL_INVOKE, call, { source });
+    invoke = bus.emit(
+      TOOL_INVOKE,
+      call,
+      causation === undefined ? { source } : { source, causation },
+    );
   } finally {
     unsubscribe();
   }

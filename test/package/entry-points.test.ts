@@ -30,7 +30,8 @@ async function openTelemetryLoadedBy(specifier: string): Promise<string[]> {
 }
 
 /**
- * The adapter SDKs (`@modelcontextprotocol/sdk`, `ai`) that importing `specifier` loads, through
+ * The adapter SDKs (`@modelcontextprotocol/sdk`, `ai`, `@langchain/core`, `@langchain/langgraph`)
+ * that importing `specifier` loads, through
  * either module system: a module hook (on its own thread) reports every ES module loaded, and
  * `require.cache` holds the CommonJS ones.
  */
@@ -44,6 +45,7 @@ async function adapterSdksLoadedBy(specifier: string): Promise<string[]> {
     }
   `;
   const script = `
+    const SDKS = ['@modelcontextprotocol/sdk', 'ai', '@langchain/core', '@langchain/langgraph'];
     import { createRequire, register } from 'node:module';
     import { sep } from 'node:path';
     import { MessageChannel } from 'node:worker_threads';
@@ -67,7 +69,7 @@ async function adapterSdksLoadedBy(specifier: string): Promise<string[]> {
       if (at < 0) continue;
       const scoped = parts[at + 1].startsWith('@');
       const name = scoped ? parts[at + 1] + '/' + parts[at + 2] : parts[at + 1];
-      if (name === '@modelcontextprotocol/sdk' || name === 'ai') loaded.add(name);
+      if (SDKS.includes(name)) loaded.add(name);
     }
     process.stdout.write(JSON.stringify([...loaded].sort()));
   `;
@@ -99,6 +101,11 @@ describe('package entry points', () => {
   it('tooltrace/ai-sdk loads no OpenTelemetry package and neither adapter SDK (it wraps the tools it is given)', async () => {
     expect(await openTelemetryLoadedBy('tooltrace/ai-sdk')).toEqual([]);
     expect(await adapterSdksLoadedBy('tooltrace/ai-sdk')).toEqual([]);
+  });
+
+  it('tooltrace/langchain loads no OpenTelemetry package and of the adapter SDKs @langchain/core only (for its callback base class)', async () => {
+    expect(await openTelemetryLoadedBy('tooltrace/langchain')).toEqual([]);
+    expect(await adapterSdksLoadedBy('tooltrace/langchain')).toEqual(['@langchain/core']);
   });
 
   it('tooltrace and tooltrace/otel load neither adapter SDK', async () => {

@@ -181,4 +181,26 @@ describe('README.md', () => {
     expect(span!.attributes['gen_ai.tool.call.id']).toBe('call_1');
     expect(span!.events.filter((event) => event.name === 'tool.stream.partial')).toHaveLength(2);
   });
+
+  it('has a LangChain block that runs: the turn, a chat per model call, the tool call with its stream', async () => {
+    const spans = await blockSpans('new TooltraceCallbackHandler(bus)', 4);
+    const turn = spans.find((span) => span.name === 'invoke_agent LangGraph')!;
+    const call = spans.find((span) => span.name === 'execute_tool search_docs')!;
+    expect(turn.attributes['gen_ai.conversation.id']).toBe('thread-1');
+    expect(
+      spans
+        .filter((span) => span.parentSpanId === turn.spanId)
+        .map((span) => span.name)
+        .sort(),
+    ).toEqual(['chat ScriptedModel', 'chat ScriptedModel', 'execute_tool search_docs']);
+    expect(call.attributes).toMatchObject({
+      'gen_ai.tool.call.id': 'call_1',
+      'gen_ai.tool.description': 'Searches the documentation',
+    });
+    expect(call.events.map((event) => event.name).sort()).toEqual([
+      'tool.stream.partial',
+      'tool.stream.partial',
+      'tool.stream.progress',
+    ]);
+  });
 });

@@ -1,7 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import type { Attributes, AttributeValue, Context, HrTime, Link, Span } from '@opentelemetry/api';
 import type { BusEvent } from '../../bus/index.js';
-import { TOOL_RESULT } from '../../events/index.js';
+import { TOOL_INVOKE, TOOL_RESULT } from '../../events/index.js';
 import type { AgentView } from '../agent-view.js';
 import {
   ATTR_DEPTH,
@@ -16,6 +16,7 @@ import {
   toolCallAttributes,
   toolSpanName,
 } from '../attribute-names.js';
+import { BorrowedSpan, executingSpan } from '../borrowed-span.js';
 import { hrTimeFromUnixNano } from '../hr-time.js';
 import type { SpanCore } from '../span-core.js';
 import { callKey } from '../span-keys.js';
@@ -69,6 +70,8 @@ export class ToolSpanStarter {
   }
 
   start(start: SpanStart): StartedSpan {
+    const borrowed = this.#borrow(start);
+    if (borrowed !== undefined) return borrowed;
     const opener = this.#core.opener;
     const selfKey = start.invokeId !== '' ? start.invokeId : callKey(start.sessionId, start.callId);
     const ancestry = opener.ancestry(start.parentId, selfKey);
@@ -95,6 +98,23 @@ export class ToolSpanStarter {
       links: start.links,
     });
     return { span, parentSpanId: trace.getSpanContext(parentContext)?.spanId ?? '', startTime };
+  }
+
+  /**
+   * A call whose `tool.invoke` is dispatched inside the span that executes it already (the AI
+   * SDK 7's own `execute_tool` span, with its OpenTelemetry integration registered): that span,
+   * lent to the tracer, so the call has one span. Not with a `parentContext` hook, which asks
+   * for spans placed by it.
+   */
+  #borrow(start: SpanStart): StartedSpan | undefined {
+    if (start.event.type !== TOOL_INVOKE || this.#core.options.parentContext !== undefined) {
+      return undefined;
+    }
+    const owner = executingSpan(start.activeContext, start.callId);
+    if (owner === undefined) return undefined;
+    const span = new BorrowedSpan(owner);
+    span.setAttributes(start.attributes);
+    return { span, parentSpanId: '', startTime: hrTimeFromUnixNano(start.startUnixNano) };
   }
 
   /** The attributes of a span started by its `tool.invoke`. */

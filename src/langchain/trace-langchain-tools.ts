@@ -1,0 +1,94 @@
+import type { EventBus, ScopeRunner } from '../bus/index.js';
+import { describeTool, toolScopeOf } from './tool-scopes.js';
+
+/** What a LangChain tool's `_call` is given: the run manager names the run. */
+type Call = (this: unknown, input: unknown, runManager?: unknown, config?: unknown) => unknown;
+
+/**
+ * Returns the same LangChain tools (`tool(…)`, `DynamicStructuredTool`, `StructuredTool`
+ * subclasses), each one's code made to run inside the `execute_tool` span that a
+ * `TooltraceCallbackHandler` on `bus` opened for its run: its HTTP calls and its own spans
+ * then nest under the call's span, and what it emits on the bus is caused by the call. A
+ * callback cannot do this itself (LangChain runs the tool after the callback returned, in its
+ * own context), so use both, the handler for the spans and this for the nesting; it emits
+ * nothing, so each call still has one span. Without the handler, or for a run the handler does
+ * not follow, the tool runs as it would unwrapped.
+ *
+ * Each tool is a new object whose prototype is the tool given (nothing of the given one is
+ * changed); its name, schema and description are the same. Entries that are not tools with code
+ * (`{ name, description, schema }` definitions, runnables made tools) are kept as they are.
+ */
+export function traceLangChainTools<TOOLS extends readonly unknown[]>(
+  tools: TOOLS,
+  bus: EventBus,
+): TOOLS {
+  if (!Array.isArray(tools)) throw new TypeError('tools must be an array of LangChain tools');
+  if (bus === null || typeof bus !== 'object' || typeof bus.emitVetoable !== 'function') {
+    throw new TypeError('bus must be an EventBus');
+  }
+  return tools.map((tool: unknown) => traceTool(tool, bus)) as unknown as TOOLS;
+}
+
+function traceTool(tool: unknown, bus: EventBus): unknown {
+  if (tool === null || typeof tool !== 'object') return tool;
+  const call = (tool as { _call?: unknown })._call;
+  if (typeof call !== 'function') return tool;
+  const { name, description } = tool as { name?: unknown; description?: unknown };
+  if (typeof name === 'string' && typeof description === 'string' && description !== '') {
+    describeTool(bus, name, description);
+  }
+  const traced = Object.create(tool) as { _call: Call };
+  const original = call as Call;
+  traced._call = function tracedCall(input, runManager, config) {
+    const runId = (runManager as { runId?: unknown } | undefined)?.runId;
+    const runner = typeof runId === 'string' ? toolScopeOf(bus, runId) : undefined;
+    if (runner === undefined) return original.call(this, input, runManager, config);
+    const output = runner(() => original.call(this, input, runManager, config));
+    return isPromiseLike(output)
+      ? Promise.resolve(output).then((value) => inScope(value, runner))
+      : inScope(output, runner);
+  };
+  return traced;
+}
+
+/**
+ * A generator tool's generator, advanced inside the tool's scope: LangChain iterates it after
+ * `_call` returned, from its own code, and a generator's body runs where `next()` is called.
+ */
+function inScope(value: unknown, runner: ScopeRunner): unknown {
+  if (!isAsyncGenerator(value)) return value;
+  const generator = value;
+  return (async function* scoped(): AsyncGenerator<unknown, unknown, unknown> {
+    let ended = false;
+    try {
+      let sent: unknown;
+      for (;;) {
+        const step = await runner(() => generator.next(sent));
+        if (step.done === true) {
+          ended = true;
+          return step.value;
+        }
+        sent = yield step.value;
+      }
+    } finally {
+      if (!ended) await runner(() => generator.return(undefined));
+    }
+  })();
+}
+
+function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, unknown, unknown> {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as { next?: unknown }).next === 'function' &&
+    typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function'
+  );
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
