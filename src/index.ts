@@ -66,8 +66,16 @@ export type {
   ToolStreamPartial,
   ToolStreamProgress,
 } from './events/index.js';
-export { StreamingToolPlugin, ToolChannel, bridge, toChannelTool } from './streamtool/index.js';
+export {
+  StreamingToolPlugin,
+  ToolChannel,
+  bridge,
+  declareAnsweredTools,
+  ERROR_TYPE_UNKNOWN_TOOL,
+  toChannelTool,
+} from './streamtool/index.js';
 export type {
+  AnsweredTools,
   BridgeOptions,
   ChannelTool,
   RequestResponseTool,
@@ -106,5 +114,6 @@ export {
   ToolCancelledError,
   ToolStreamError,
   TooltraceError,
+  UnknownToolError,
 } from './errors/index.js';
 export type { ChannelEnd } from './errors/index.js';

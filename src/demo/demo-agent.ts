@@ -9,7 +9,7 @@ import {
   type ToolCall,
   type ToolResult,
 } from '../events/index.js';
-import { bridge, StreamingToolPlugin } from '../streamtool/index.js';
+import { bridge, declareAnsweredTools, StreamingToolPlugin } from '../streamtool/index.js';
 import {
   callTool,
   fetchPricesTool,
@@ -81,7 +81,9 @@ export async function runDemoAgent(
   ];
   for (const plugin of plugins) plugin.attach(bus);
 
-  // slow_search runs under a deadline: bridge cancels it when the signal aborts.
+  // slow_search runs under a deadline: bridge cancels it when the signal aborts. Answered by a
+  // subscriber of its own, so it is declared (else the plugins' bus calls it an unknown tool).
+  const undeclareSearch = declareAnsweredTools(bus, ['slow_search']);
   const offSearch = bus.subscribe<ToolCall>(
     TOOL_INVOKE,
     (event) => {
@@ -106,6 +108,7 @@ export async function runDemoAgent(
     });
   } finally {
     offSearch();
+    undeclareSearch();
     await Promise.all(plugins.map((plugin) => plugin.shutdown()));
   }
 }

@@ -8,3 +8,4 @@ export { ToolCancelledError } from './tool-cancelled-error.js';
 export { ToolStreamError } from './tool-stream-error.js';
 export { TooltraceError } from './tooltrace-error.js';
 export { ConfigurationError } from './configuration-error.js';
+export { UnknownToolError } from './unknown-tool-error.js';

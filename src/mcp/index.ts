@@ -3,3 +3,6 @@ export type { McpChannelTool, McpToolsOptions } from './mcp-tools.js';
 export { serveMcpTools } from './serve-mcp-tools.js';
 export type { McpServedTool, ServeMcpToolsOptions } from './serve-mcp-tools.js';
 export { McpToolError } from './mcp-tool-error.js';
+export { McpNotConnectedError } from './mcp-not-connected-error.js';
+export type { McpClient } from './mcp-client.js';
+export type { McpToolDefinition } from './mcp-tool-definition.js';

@@ -23,3 +23,17 @@ export const ATTR_GEN_AI_TOOL_DESCRIPTION = 'gen_ai.tool.description';
 export const METHOD_TOOLS_CALL = 'tools/call';
 /** `error.type` of a `CallToolResult` with `isError`. */
 export const ERROR_TYPE_TOOL_ERROR = 'tool_error';
+
+/**
+ * The id of the MCP task a call runs as. The MCP conventions name no task attribute yet, so it
+ * is in tooltrace's namespace.
+ */
+export const ATTR_MCP_TASK_ID = 'tooltrace.mcp.task.id';
+/** The task's last status: `working`, `input_required`, `completed`, `failed`, `cancelled`. */
+export const ATTR_MCP_TASK_STATUS = 'tooltrace.mcp.task.status';
+/** `true` once the task asked for input (`input_required`) at least once. */
+export const ATTR_MCP_TASK_INPUT_REQUIRED = 'tooltrace.mcp.task.input_required';
+/** `error.type` of a task that ended `failed`. */
+export const ERROR_TYPE_TASK_FAILED = 'task_failed';
+/** `error.type` of a task the server ended `cancelled` (not the caller). */
+export const ERROR_TYPE_TASK_CANCELLED = 'task_cancelled';

@@ -1,7 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { context, diag, propagation } from '@opentelemetry/api';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, Progress, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolAttributeValue } from '../events/index.js';
 import { ChannelFullError } from '../errors/index.js';
 import type { ChannelTool } from '../streamtool/index.js';
@@ -13,12 +11,22 @@ import {
   ATTR_MCP_PROTOCOL_VERSION,
   ATTR_MCP_SESSION_ID,
   ATTR_NETWORK_TRANSPORT,
-  ATTR_RPC_RESPONSE_STATUS_CODE,
-  ERROR_TYPE_TOOL_ERROR,
   METHOD_TOOLS_CALL,
 } from './mcp-attribute-names.js';
-import { McpToolError } from './mcp-tool-error.js';
+import {
+  callToolOn,
+  protocolVersionOf,
+  taskApiOf,
+  type McpCallOptions,
+  type McpClient,
+  type McpProgress,
+} from './mcp-client.js';
+import { failCall, settleCall } from './mcp-call-outcome.js';
+import { McpNotConnectedError } from './mcp-not-connected-error.js';
+import type { McpToolDefinition } from './mcp-tool-definition.js';
+import { runTaskCall } from './mcp-task-call.js';
 import { networkTransportOf } from './network-transport.js';
+import { onRequestSent } from './sent-request-ids.js';
 
 /** Options for {@link mcpTools}. */
 export interface McpToolsOptions {
@@ -28,56 +36,97 @@ export interface McpToolsOptions {
    */
   networkTransport?: string;
   /**
-   * `mcp.protocol.version` of every call. The SDK's client keeps the negotiated version to
+   * `mcp.protocol.version` of every call. The 1.x client keeps the negotiated version to
    * itself unless its transport is HTTP, so give it for stdio when you want it on spans.
-   * @default the transport's `protocolVersion`, when it has one
+   * @default what the client negotiated, when it tells (2.x, or an HTTP transport)
    */
   protocolVersion?: string;
-  /** Options for each `tools/call` request (`timeout`, `resetTimeoutOnProgress`, …). */
-  requestOptions?: Omit<RequestOptions, 'signal' | 'onprogress'>;
+  /** Options for each request (`timeout`, `resetTimeoutOnProgress`, …). */
+  requestOptions?: Omit<McpCallOptions, 'signal' | 'onprogress'>;
   /**
    * The most pages of `tools/list` read; a server that keeps answering with a cursor stops there.
    * @default 100
    */
   maxPages?: number;
+  /**
+   * Which tools are called as MCP tasks (2025-11-25, SDK 1.x): `required` calls only those the
+   * server lists with `execution.taskSupport: "required"` (they cannot be called otherwise),
+   * `optional` those with `"optional"` too. Only when the server has the tasks capability for
+   * `tools/call`.
+   * @default 'required'
+   */
+  tasks?: 'required' | 'optional';
+  /**
+   * How long the server keeps a finished task's result (`task.ttl`, milliseconds).
+   * @default the server's choice
+   */
+  taskTtl?: number;
+  /**
+   * How long to wait between `tasks/get` polls when the server gives no `pollInterval`.
+   * @default 1000
+   */
+  taskPollInterval?: number;
+  /**
+   * How long `mcpTools` waits for a client whose `connect()` is still running.
+   * @default 10000
+   */
+  connectTimeout?: number;
 }
 
 /** A tool an MCP server lists, as a {@link ChannelTool}; its definition as the server gave it. */
 export interface McpChannelTool extends ChannelTool {
   /** The tool's definition from `tools/list` (description, input schema, annotations). */
-  readonly definition: Tool;
+  readonly definition: McpToolDefinition;
+  /** Whether a call runs as an MCP task (see {@link McpToolsOptions.tasks}). */
+  readonly runsAsTask: boolean;
 }
 
 /** How many progress notifications a call holds for bridge before dropping further ones. */
 const CHANNEL_CAPACITY = 64;
+/** How often `mcpTools` looks whether a connecting client finished its handshake. */
+const HANDSHAKE_POLL_MS = 5;
 
 /**
  * The tools `client` lists (every page of `tools/list`), each as a {@link ChannelTool} named as
- * the server names it. A call sends `tools/call` with a progress token: each progress
- * notification becomes a `progress` event (the fraction `progress/total` when `total` is known,
- * else unknown; its `message` as the payload); the result's `content` (and `structuredContent`)
- * the `complete` payload; `isError` an `error` ({@link McpToolError}, `error.type=tool_error`); a
- * JSON-RPC error an `error` with its code as `error.type`. The call's signal cancels the request.
- * The request carries the active OpenTelemetry context in `params._meta` through the configured
- * propagators, so a server that reads it joins the trace under the call's `execute_tool` span,
- * and the span gets the MCP attributes (`mcp.method.name`, `jsonrpc.request.id`,
- * `network.transport`, `mcp.session.id` and `mcp.protocol.version` when known) and the tool's
- * description.
+ * the server names it. `client` is a `Client` of either SDK line (`@modelcontextprotocol/sdk`
+ * 1.x, `@modelcontextprotocol/client` 2.x), connected — or connecting: the listing waits for the
+ * handshake; a client never connected is refused with {@link McpNotConnectedError}. A call
+ * sends `tools/call` with a progress token: each progress notification becomes a `progress`
+ * event (the fraction `progress/total` when `total` is known, else unknown; its `message` as the
+ * payload); the result's `content` (and `structuredContent`) the `complete` payload; `isError`
+ * an `error` ({@link McpToolError}, `error.type=tool_error`); a JSON-RPC error an `error` with
+ * its code as `error.type`. The call's signal cancels the request. A tool the server runs as a
+ * task (see {@link McpToolsOptions.tasks}) is one call from `tools/call` to the task's result:
+ * each status change a progress event, the abort a `tasks/cancel`. The request carries the
+ * active OpenTelemetry context in `params._meta` through the configured propagators, so a server
+ * that reads it joins the trace under the call's `execute_tool` span, and the span gets the MCP
+ * attributes (`mcp.method.name`, `jsonrpc.request.id` as sent, `network.transport`,
+ * `mcp.session.id` and `mcp.protocol.version` when known) and the tool's description, however
+ * the call ends.
  */
 export async function mcpTools(
-  client: Client,
+  client: McpClient,
   options: McpToolsOptions = {},
 ): Promise<McpChannelTool[]> {
-  if (client === null || typeof client !== 'object' || typeof client.callTool !== 'function') {
-    throw new TypeError('client must be a connected MCP Client');
+  if (
+    client === null ||
+    typeof client !== 'object' ||
+    typeof client.callTool !== 'function' ||
+    typeof client.listTools !== 'function'
+  ) {
+    throw new TypeError('client must be an MCP Client (@modelcontextprotocol/sdk or /client)');
   }
+  await handshakeOf(client, options.connectTimeout ?? 10_000);
   const maxPages = options.maxPages ?? 100;
+  const taskCapable = hasToolTasks(client.getServerCapabilities());
   const tools: McpChannelTool[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < maxPages; page += 1) {
     const listed = await client.listTools(cursor === undefined ? undefined : { cursor });
-    for (const definition of listed.tools) tools.push(new McpTool(client, definition, options));
+    for (const definition of listed.tools) {
+      tools.push(new McpTool(client, definition, options, taskCapable));
+    }
     cursor = listed.nextCursor;
     // A cursor seen before would list the same pages again.
     if (cursor === undefined || seen.has(cursor)) break;
@@ -86,27 +135,71 @@ export async function mcpTools(
   return tools;
 }
 
+/** Resolves once `client` finished its initialize handshake; rejects if it never started one. */
+async function handshakeOf(client: McpClient, timeout: number): Promise<void> {
+  if (client.getServerCapabilities() !== undefined) return;
+  if (client.transport === undefined) {
+    throw new McpNotConnectedError(
+      'not-connected',
+      'the MCP client is not connected: await client.connect(transport) before mcpTools(client)',
+    );
+  }
+  // connect() was called and not awaited: its handshake is on the way.
+  const deadline = Date.now() + timeout;
+  while (client.getServerCapabilities() === undefined) {
+    if (client.transport === undefined || Date.now() >= deadline) {
+      throw new McpNotConnectedError(
+        'handshake-timeout',
+        `the MCP client did not finish its initialize handshake within ${timeout} ms: ` +
+          'await client.connect(transport) before mcpTools(client)',
+      );
+    }
+    await sleep(HANDSHAKE_POLL_MS, undefined, { ref: false });
+  }
+}
+
+function hasToolTasks(capabilities: object | undefined): boolean {
+  const tasks = (capabilities as { tasks?: { requests?: { tools?: { call?: unknown } } } })?.tasks;
+  return tasks?.requests?.tools?.call !== undefined;
+}
+
 /** One listed tool: each `stream()` is one `tools/call`. */
 class McpTool implements McpChannelTool {
   readonly name: string;
-  readonly definition: Tool;
-  readonly #client: Client;
+  readonly definition: McpToolDefinition;
+  readonly runsAsTask: boolean;
+  readonly #client: McpClient;
   readonly #options: McpToolsOptions;
 
-  constructor(client: Client, definition: Tool, options: McpToolsOptions) {
+  constructor(
+    client: McpClient,
+    definition: McpToolDefinition,
+    options: McpToolsOptions,
+    taskCapable: boolean,
+  ) {
     this.name = definition.name;
     this.definition = definition;
     this.#client = client;
     this.#options = options;
+    const support = definition.execution?.taskSupport;
+    this.runsAsTask =
+      taskCapable &&
+      (support === 'required' || (support === 'optional' && options.tasks === 'optional'));
   }
 
   stream(signal: AbortSignal, input: Record<string, unknown>): ToolChannel {
     const channel = new ToolChannel({ capacity: CHANNEL_CAPACITY });
     const meta: Record<string, string> = {};
     propagation.inject(context.active(), meta);
-    const attributes = this.#attributes();
+    channel.annotate(this.#attributes());
+    // A fresh object per call: the request that carries it is this call's (sent-request-ids).
+    const argumentsObject = { ...input };
+    const stopWatching = onRequestSent(this.#client.transport, argumentsObject, (id) =>
+      channel.annotate({ [ATTR_JSONRPC_REQUEST_ID]: id }),
+    );
     let dropped = 0;
-    const onprogress = (progress: Progress): void => {
+    const onprogress = (progress: McpProgress): void => {
+      if (channel.closed) return;
       try {
         void channel.progress(fractionOf(progress), progress.message);
       } catch (error) {
@@ -117,30 +210,44 @@ class McpTool implements McpChannelTool {
         }
       }
     };
-    this.#client
-      .callTool({ name: this.name, arguments: input, _meta: meta }, undefined, {
-        ...this.#options.requestOptions,
-        signal,
-        onprogress,
+    const params = { name: this.name, arguments: argumentsObject, _meta: meta };
+    const callOptions: McpCallOptions = { ...this.#options.requestOptions, signal, onprogress };
+    const running = this.runsAsTask
+      ? this.#runTask(channel, params, callOptions, signal)
+      : callToolOn(this.#client, params, callOptions).then((result) =>
+          settleCall(channel, this.name, result),
+        );
+    running
+      .catch((error: unknown) => {
+        // A cancelled call already has its result (bridge answered the abort).
+        if (signal.aborted) return channel.close();
+        return failCall(channel, error);
       })
-      .then(
-        (result) => settle(channel, this.name, result as CallToolResult, attributes),
-        (error: unknown) => {
-          // A cancelled call already has its result (bridge answered the abort).
-          if (signal.aborted) return channel.close();
-          const code = (error as { code?: unknown } | null)?.code;
-          if (typeof code !== 'number') return channel.fail(error, { attributes });
-          const status = String(code);
-          return channel.fail(error, {
-            errorType: status,
-            attributes: { ...attributes, [ATTR_RPC_RESPONSE_STATUS_CODE]: status },
-          });
-        },
-      )
       .catch(() => {
         // The channel was closed by its reader (the call ended first): nothing is left to tell.
-      });
+      })
+      .finally(stopWatching);
     return channel;
+  }
+
+  async #runTask(
+    channel: ToolChannel,
+    params: { name: string; arguments: Record<string, unknown>; _meta: Record<string, string> },
+    callOptions: McpCallOptions,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const api = taskApiOf(this.#client);
+    if (api === undefined) {
+      throw new TypeError(
+        `MCP tool "${this.name}" runs as a task, and this client's SDK line has no task API ` +
+          '(tasks need @modelcontextprotocol/sdk 1.x)',
+      );
+    }
+    const options: { ttl?: number; pollInterval: number } = {
+      pollInterval: this.#options.taskPollInterval ?? 1000,
+    };
+    if (this.#options.taskTtl !== undefined) options.ttl = this.#options.taskTtl;
+    await runTaskCall(api, channel, this.name, params, callOptions, signal, options);
   }
 
   /** The span attributes of one call, read as it starts (a session may begin after listing). */
@@ -148,17 +255,14 @@ class McpTool implements McpChannelTool {
     const attributes: Record<string, ToolAttributeValue> = {
       [ATTR_MCP_METHOD_NAME]: METHOD_TOOLS_CALL,
     };
-    const transport = this.#client.transport as
-      { sessionId?: unknown; protocolVersion?: unknown } | undefined;
-    const requestId = nextRequestId(this.#client);
-    if (requestId !== undefined) attributes[ATTR_JSONRPC_REQUEST_ID] = requestId;
+    const transport = this.#client.transport as { sessionId?: unknown } | undefined;
     const network = this.#options.networkTransport ?? networkTransportOf(transport);
     if (network !== undefined) attributes[ATTR_NETWORK_TRANSPORT] = network;
     if (typeof transport?.sessionId === 'string') {
       attributes[ATTR_MCP_SESSION_ID] = transport.sessionId;
     }
-    const version = this.#options.protocolVersion ?? transport?.protocolVersion;
-    if (typeof version === 'string') attributes[ATTR_MCP_PROTOCOL_VERSION] = version;
+    const version = this.#options.protocolVersion ?? protocolVersionOf(this.#client);
+    if (version !== undefined) attributes[ATTR_MCP_PROTOCOL_VERSION] = version;
     const description = this.definition.description;
     if (typeof description === 'string' && description !== '') {
       attributes[ATTR_GEN_AI_TOOL_DESCRIPTION] = description;
@@ -167,38 +271,9 @@ class McpTool implements McpChannelTool {
   }
 }
 
-/** Ends the call's channel with what the server answered. */
-function settle(
-  channel: ToolChannel,
-  toolName: string,
-  result: CallToolResult,
-  attributes: Record<string, ToolAttributeValue>,
-): Promise<void> {
-  const content = Array.isArray(result.content) ? result.content : [];
-  if (result.isError === true) {
-    return channel.fail(new McpToolError(toolName, content), {
-      errorType: ERROR_TYPE_TOOL_ERROR,
-      attributes,
-    });
-  }
-  const payload: { content: unknown[]; structuredContent?: unknown } = { content };
-  if (result.structuredContent !== undefined) payload.structuredContent = result.structuredContent;
-  return channel.complete(payload, { attributes });
-}
-
 /** A progress notification's fraction: `progress/total` within 0..1, or -1 without a total. */
-function fractionOf(progress: Progress): number {
+function fractionOf(progress: McpProgress): number {
   const { total } = progress;
   if (typeof total !== 'number' || !(total > 0) || !Number.isFinite(progress.progress)) return -1;
   return Math.min(1, Math.max(0, progress.progress / total));
-}
-
-/**
- * The JSON-RPC id the client gives its next request. The SDK assigns ids from a counter and
- * tells no one; `callTool` takes the next one synchronously, before its first `await`, so the
- * counter read just before the call is the call's id. `undefined` if the SDK stops keeping it.
- */
-function nextRequestId(client: Client): string | undefined {
-  const counter = (client as unknown as { _requestMessageId?: unknown })._requestMessageId;
-  return typeof counter === 'number' ? String(counter) : undefined;
 }

@@ -24,6 +24,7 @@ import {
 } from './mcp-attribute-names.js';
 import { networkTransportOf } from './network-transport.js';
 import { ProgressNotifier } from './progress-notifier.js';
+import { registerTaskTool } from './serve-mcp-task.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -43,6 +44,13 @@ export interface McpServedTool {
   inputSchema?: ZodRawShapeCompat | AnySchema;
   /** Hints for clients (`readOnlyHint`, `destructiveHint`, …), passed on as they are. */
   annotations?: ToolAnnotations;
+  /**
+   * Whether calls run as MCP tasks (2025-11-25), as the 1.x SDK's `registerToolTask` takes it:
+   * `required` (only as a task) or `optional` (either way). Needs an `McpServer` created with a
+   * `taskStore` and the `tasks` capability for `tools/call`.
+   * @default plain calls only
+   */
+  execution?: { taskSupport: 'optional' | 'required' };
 }
 
 /** Options for {@link serveMcpTools}. */
@@ -63,6 +71,16 @@ export interface ServeMcpToolsOptions {
    * @default `pipe` for stdio, `tcp` for Streamable HTTP, none for others
    */
   networkTransport?: string;
+  /**
+   * The `pollInterval` a served task asks clients to keep between `tasks/get`, milliseconds.
+   * @default 500
+   */
+  taskPollInterval?: number;
+  /**
+   * How long a served task's result is kept after it ends (`ttl`), milliseconds.
+   * @default 300000
+   */
+  taskTtl?: number;
 }
 
 /**
@@ -95,13 +113,26 @@ export function serveMcpTools(
     if (tool === null || typeof tool !== 'object' || typeof tool.stream !== 'function') {
       throw new TypeError('each tool must be a ChannelTool (name and stream) or { tool, … }');
     }
-    const serve = (input: Record<string, unknown>, extra: Extra): Promise<CallToolResult> =>
-      serveCall(bus, source, served, input, extra, networkOf(server, options));
     const config = {
       title: served.title,
       description: served.description,
       inputSchema: served.inputSchema,
       annotations: served.annotations,
+    };
+    if (served.execution !== undefined) {
+      return registerTaskTool(
+        server,
+        served,
+        config,
+        (input, extra, signal) =>
+          startCall(bus, source, served, input, extra, networkOf(server, options), signal),
+        { pollInterval: options.taskPollInterval ?? 500, ttl: options.taskTtl ?? 300_000 },
+      );
+    }
+    const serve = async (input: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+      const call = startCall(bus, source, served, input, extra, networkOf(server, options));
+      call.relay.listen(new ProgressNotifier(extra));
+      return call.result;
     };
     // With a schema the SDK passes (arguments, extra), without one just (extra).
     return served.inputSchema === undefined
@@ -111,15 +142,21 @@ export function serveMcpTools(
   });
 }
 
-/** One `tools/call`: the tool run through bridge, its stream sent as notifications. */
-async function serveCall(
+/**
+ * Starts one served call: the tool run through bridge on the bus, as a `tool.invoke` inside the
+ * context the request's `_meta` carries. Its stream goes to whatever listens on `relay`; `result`
+ * resolves with the `CallToolResult` (a failure as `isError`; never rejects). `signal` aborts the
+ * tool (the request's, or a task's own).
+ */
+export function startCall(
   bus: EventBus,
   source: string,
   served: McpServedTool,
   input: Record<string, unknown>,
   extra: Extra,
   network: string | undefined,
-): Promise<CallToolResult> {
+  signal: AbortSignal = extra.signal,
+): ServedCall {
   const name = served.tool.name;
   const requestId = String(extra.requestId);
   const attributes: Record<string, ToolAttributeValue> = {
@@ -135,18 +172,32 @@ async function serveCall(
     attributes,
   };
   if (served.description !== undefined) call.description = served.description;
-  const relay = new StreamRelay(served.tool, new ProgressNotifier(extra));
+  const relay = new StreamRelay(served.tool);
   const parent = propagation.extract(context.active(), extra._meta ?? {});
-  try {
-    await context.with(parent, () =>
-      runAsInvokeHandler(bus, call, source, () =>
-        bridge(bus, relay, call, { signal: extra.signal, source }),
-      ),
-    );
-  } catch (error) {
-    return { content: [{ type: 'text', text: messageOf(error) }], isError: true };
-  }
-  return resultOf(relay.output);
+  const result = (async (): Promise<CallToolResult> => {
+    try {
+      await context.with(parent, () =>
+        runAsInvokeHandler(bus, call, source, () => bridge(bus, relay, call, { signal, source })),
+      );
+    } catch (error) {
+      return { content: [{ type: 'text', text: messageOf(error) }], isError: true };
+    }
+    return resultOf(relay.output);
+  })();
+  return { call, relay, result };
+}
+
+/** A served call that is running. */
+export interface ServedCall {
+  readonly call: ToolCall;
+  readonly relay: StreamRelay;
+  readonly result: Promise<CallToolResult>;
+}
+
+/** Where a served call's stream goes: the client's progress notifications, a task's status. */
+export interface StreamListener {
+  progress(fraction: number, payload: unknown): Promise<void>;
+  partial(payload: unknown): Promise<void>;
 }
 
 /**
@@ -154,26 +205,32 @@ async function serveCall(
  * sent to the client on the way (awaited, so a slow client slows the tool rather than piling up
  * notifications).
  */
-class StreamRelay implements ChannelTool {
+export class StreamRelay implements ChannelTool {
   readonly name: string;
   /** The final payload: `complete`'s, or the last partial's when the stream just ends. */
   output: unknown;
   readonly #tool: ChannelTool;
-  readonly #notifier: ProgressNotifier;
+  readonly #listeners: StreamListener[] = [];
 
-  constructor(tool: ChannelTool, notifier: ProgressNotifier) {
+  constructor(tool: ChannelTool) {
     this.name = tool.name;
     this.#tool = tool;
-    this.#notifier = notifier;
+  }
+
+  /** Sends the stream to `listener` too, from the next event on. */
+  listen(listener: StreamListener): void {
+    this.#listeners.push(listener);
   }
 
   async *stream(signal: AbortSignal, input: Record<string, unknown>): AsyncGenerator<ToolEvent> {
     for await (const event of await this.#tool.stream(signal, input)) {
       if (event?.kind === 'progress') {
-        await this.#notifier.progress(event.progress ?? -1, event.payload);
+        for (const listener of this.#listeners) {
+          await listener.progress(event.progress ?? -1, event.payload);
+        }
       } else if (event?.kind === 'partial') {
         this.output = event.payload;
-        await this.#notifier.partial(event.payload);
+        for (const listener of this.#listeners) await listener.partial(event.payload);
       } else if (event?.kind === 'complete') {
         this.output = event.payload;
       }
@@ -183,7 +240,7 @@ class StreamRelay implements ChannelTool {
 }
 
 /** The `CallToolResult` for a tool's final payload. */
-function resultOf(payload: unknown): CallToolResult {
+export function resultOf(payload: unknown): CallToolResult {
   if (isCallToolResult(payload)) return payload;
   const result: CallToolResult = { content: [{ type: 'text', text: toolOutput(payload) }] };
   if (payload !== null && typeof payload === 'object' && !Array.isArray(payload)) {

@@ -18,6 +18,7 @@ import type {
   ToolStreamProgress,
 } from '../events/index.js';
 import type { ChannelTool } from './channel-tool.js';
+import { ToolChannel } from './tool-channel.js';
 import { isProgressFraction, type ToolEvent } from './tool-event.js';
 import { messageOf, toolOutput } from './tool-output.js';
 
@@ -78,6 +79,8 @@ class BridgeRun {
   #reject!: (error: unknown) => void;
   #settled = false;
   #iterator: AsyncIterator<ToolEvent> | undefined;
+  /** The tool's stream when it is a ToolChannel, whose annotations every ending carries. */
+  #channel: ToolChannel | undefined;
   #previousSequence = 0;
   #lastPartial: unknown = undefined;
   /** Span attributes the tool's events carried, for the result; created on the first. */
@@ -133,6 +136,7 @@ class BridgeRun {
       ) {
         throw new TypeError(`tool "${this.#toolName}" stream() did not return an AsyncIterable`);
       }
+      if (iterable instanceof ToolChannel) this.#channel = iterable;
       iterator = iterable[Symbol.asyncIterator]();
     } catch (error) {
       this.#failWith(error);
@@ -269,6 +273,16 @@ class BridgeRun {
     if (this.#settled) return;
     this.#settled = true;
     this.#signal?.removeEventListener('abort', this.#onAbort);
+    const annotations = this.#channel?.annotations;
+    if (annotations !== undefined) {
+      // The events' own attributes were gathered already and win over the annotations.
+      const fromEvents = this.#attributes;
+      this.#attributes = undefined;
+      this.#gather(annotations);
+      const fromAnnotations = this.#attributes as Record<string, ToolAttributeValue> | undefined;
+      this.#attributes = { ...fromAnnotations, ...fromEvents };
+      result.attributes = this.#attributes;
+    }
     try {
       const veto = this.#bus.emitVetoable(BEFORE_TOOL_RESULT, result, this.#emitOptions);
       if (!veto.vetoed) this.#bus.emit(TOOL_RESULT, result, this.#emitOptions);

@@ -1,5 +1,6 @@
 import type { BusEvent, Causation, EventBus } from '../bus/index.js';
 import { TOOL_INVOKE, type ToolCall } from '../events/index.js';
+import { claimCall } from './tool-answerers.js';
 
 /**
  * Emits `tool.invoke` for `call` and runs `run` as one of its handlers, the way a
@@ -17,6 +18,8 @@ export function runAsInvokeHandler<R>(
   run: (event: BusEvent<ToolCall>) => R,
   causation?: Partial<Causation>,
 ): R {
+  // Answered here: no plugin's absence makes it an unknown tool.
+  claimCall(bus, call);
   let outcome: { value: R } | { error: unknown } | undefined;
   const unsubscribe = bus.subscribe<ToolCall>(
     TOOL_INVOKE,

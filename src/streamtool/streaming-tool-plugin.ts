@@ -12,6 +12,7 @@ import type { ToolCall } from '../events/index.js';
 import { bridge } from './bridge.js';
 import type { ChannelTool } from './channel-tool.js';
 import { toChannelTool, type RequestResponseTool } from './request-response-tool.js';
+import { declarePluginTool } from './tool-answerers.js';
 
 /**
  * Makes the tool for one call. It may return a streaming {@link ChannelTool} or a plain
@@ -46,7 +47,8 @@ interface RunningCall {
  * Answers `tool.invoke` for one tool name on one bus: for each call it makes the tool with the
  * factory and runs {@link bridge} in the background, so the tool's stream and its one
  * `tool.result` are emitted as children of the `tool.invoke`. Calls for other names are left to
- * other plugins. Create it, then {@link StreamingToolPlugin.attach} it to a bus;
+ * other plugins; a call for a name nothing on the bus answers gets a failed `tool.result`
+ * (`error.type` `unknown_tool`) — see `declareAnsweredTools` for answerers of your own. Create it, then {@link StreamingToolPlugin.attach} it to a bus;
  * {@link StreamingToolPlugin.shutdown} stops answering, cancels the calls still running and
  * resolves once each has emitted its result. A call's failure never surfaces as an unhandled
  * rejection: it is on the bus as the call's `tool.result`.
@@ -61,6 +63,7 @@ export class StreamingToolPlugin {
   readonly #running = new Set<RunningCall>();
   #bus: EventBus | undefined;
   #unsubscribe: (() => void) | undefined;
+  #undeclare: (() => void) | undefined;
   #shutdown: Promise<void> | undefined;
 
   constructor(toolName: string, createTool: ToolFactory, options: StreamingToolPluginOptions = {}) {
@@ -108,6 +111,7 @@ export class StreamingToolPlugin {
       source: this.#source,
       filter: (event) => isObject(event.payload) && event.payload.name === this.toolName,
     });
+    this.#undeclare = declarePluginTool(bus, this.toolName);
   }
 
   /**
@@ -122,6 +126,8 @@ export class StreamingToolPlugin {
   async #stop(): Promise<void> {
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
+    this.#undeclare?.();
+    this.#undeclare = undefined;
     const calls = [...this.#running];
     if (calls.length === 0) return;
     const reason = new ToolCancelledError(

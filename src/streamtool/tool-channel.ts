@@ -1,6 +1,7 @@
 import { ChannelClosedError, type ChannelEnd } from '../errors/channel-closed-error.js';
 import { ChannelFullError } from '../errors/channel-full-error.js';
 import { ToolStreamError } from '../errors/tool-stream-error.js';
+import type { ToolAttributes } from '../events/index.js';
 import { isProgressFraction, type ToolEvent, type ToolEventKind } from './tool-event.js';
 
 /** Options for {@link ToolChannel}. */
@@ -42,6 +43,8 @@ export class ToolChannel implements AsyncIterable<ToolEvent> {
   readonly #waitingPushes: WaitingPush[] = [];
   readonly #waitingReads: ((result: IteratorResult<ToolEvent>) => void)[] = [];
   #sequence = 0;
+  /** Span attributes given with {@link ToolChannel.annotate}, for whatever ending. */
+  #annotations: ToolAttributes | undefined;
   /** Set once the channel takes no more pushes; buffered events are still read. */
   #endedBy: ChannelEnd | undefined;
 
@@ -79,6 +82,24 @@ export class ToolChannel implements AsyncIterable<ToolEvent> {
       );
     }
     return this.#push('progress', { kind: 'progress', progress, payload });
+  }
+
+  /**
+   * Adds span attributes to the call now, without an event: `bridge` puts them on the call's
+   * `tool.result` however it ends, cancelled included, even when the channel's events were not
+   * read yet (what a tool learns as it starts, such as the id of the request it sent). A later
+   * value for a key wins; attributes on events win over these.
+   */
+  annotate(attributes: ToolAttributes): void {
+    if (attributes === null || typeof attributes !== 'object' || Array.isArray(attributes)) {
+      throw new TypeError('attributes must be an object of span attribute values');
+    }
+    this.#annotations = { ...this.#annotations, ...attributes };
+  }
+
+  /** The attributes given with {@link ToolChannel.annotate} so far. */
+  get annotations(): Readonly<ToolAttributes> | undefined {
+    return this.#annotations;
   }
 
   /** Pushes a `partial` event carrying a piece of output. */

@@ -72,13 +72,16 @@ describe('serveMcpTools()', () => {
       },
     );
 
-    expect(notifications).toEqual([
-      { progress: 0.25, total: 1 },
-      { progress: 0.5, total: 1 },
-      { progress: 0.5, total: 1, message: 'src: 20 files' },
-      { progress: 0.75, total: 1 },
-      { progress: 1, total: 1 },
-      { progress: 1, total: 1, message: 'src: 40 files' },
+    // progress counts the notifications (strictly increasing, as MCP requires); the fraction
+    // is progress/total.
+    expect(notifications.map((note) => note.progress)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(notifications.map((note) => [note.progress / note.total!, note.message ?? ''])).toEqual([
+      [0.25, ''],
+      [0.5, ''],
+      [0.5, 'src: 20 files'],
+      [0.75, ''],
+      [1, ''],
+      [1, 'src: 40 files'],
     ]);
     expect(result).toEqual({
       content: [{ type: 'text', text: '{"folder":"src","files":40}' }],

@@ -3,6 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   BEFORE_TOOL_RESULT,
   CORE_ERROR,
+  declareAnsweredTools,
   EventBus,
   PluginStateError,
   StreamingToolPlugin,
@@ -83,10 +84,11 @@ describe('StreamingToolPlugin', () => {
       }
     });
 
-    it('ignores calls for other tools', async () => {
+    it('leaves calls for other tools to whoever declared them', async () => {
       const bus = new EventBus();
       const factory = vi.fn(() => echoTool);
       new StreamingToolPlugin('search', factory).attach(bus);
+      declareAnsweredTools(bus, ['read_file']);
       const results = record(bus, TOOL_RESULT);
       bus.emit(TOOL_INVOKE, call('tc_1', 'read_file'));
       await nextTurn();
@@ -362,12 +364,13 @@ describe('StreamingToolPlugin', () => {
       const plugin = new StreamingToolPlugin('search', factory);
       plugin.attach(bus);
       await plugin.shutdown();
-      const results = record(bus, TOOL_RESULT);
+      const results = record<ToolResult>(bus, TOOL_RESULT);
       bus.emit(TOOL_INVOKE, call('tc_1'));
       await nextTurn();
       await nextTurn();
       expect(factory).not.toHaveBeenCalled();
-      expect(results).toHaveLength(0);
+      // Nothing answers "search" any more: the call fails as a call for an unknown tool.
+      expect(results.map((event) => event.payload.errorType)).toEqual(['unknown_tool']);
       expect(() => plugin.attach(bus)).toThrow(PluginStateError);
     });
 

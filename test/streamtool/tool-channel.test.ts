@@ -257,4 +257,39 @@ describe('ToolChannel', () => {
       expect(results.map((result) => result.error)).toEqual(['linker failed']);
     });
   });
+
+  describe('annotate()', () => {
+    it('puts its attributes on the result of a call cancelled before bridge read any event, events winning', async () => {
+      const bus = new EventBus();
+      const results: ToolResult[] = [];
+      bus.subscribe<ToolResult>(TOOL_RESULT, (event) => void results.push(event.payload));
+      const controller = new AbortController();
+      let channel: ToolChannel | undefined;
+      const call = bridge(
+        bus,
+        {
+          name: 'fetch',
+          stream() {
+            channel = new ToolChannel();
+            channel.annotate({ 'rpc.id': '7', 'peer.kind': 'first' });
+            void channel.progress(-1, undefined);
+            return channel;
+          },
+        },
+        { id: 'tc_1', name: 'fetch', arguments: {} },
+        { signal: controller.signal },
+      );
+      while (channel === undefined) await nextTurn();
+      channel.annotate({ 'peer.kind': 'second' });
+      controller.abort(new Error('stop'));
+      await expect(call).rejects.toThrow('stop');
+      expect(results).toMatchObject([
+        { cancelled: true, attributes: { 'rpc.id': '7', 'peer.kind': 'second' } },
+      ]);
+    });
+
+    it('refuses anything but an object', () => {
+      expect(() => new ToolChannel().annotate(null as never)).toThrow(TypeError);
+    });
+  });
 });

@@ -9,7 +9,9 @@ import type { AttributeTarget } from '../attribute-target.js';
 
 /**
  * The keys a tool's own attributes never set: the tracer's identity of the call, its outcome
- * and its `tooltrace.*` bookkeeping, so a tool cannot make its span lie about what it is.
+ * and its `tooltrace.*` bookkeeping, so a tool cannot make its span lie about what it is. The
+ * `tooltrace.mcp.*` keys are the MCP adapter's (a task's id and status), which the tracer never
+ * writes itself.
  */
 const RESERVED = new Set([
   ATTR_GEN_AI_OPERATION_NAME,
@@ -17,6 +19,9 @@ const RESERVED = new Set([
   ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_ERROR_TYPE,
 ]);
+
+/** The one part of the `tooltrace.` namespace a tool's attributes may write: the MCP adapter's. */
+const ADAPTER_PREFIX = 'tooltrace.mcp.';
 
 /**
  * Writes the span attributes a `tool.invoke` or `tool.result` carries (`attributes`) into
@@ -30,7 +35,9 @@ export function writeToolAttributes(
 ): void {
   if (attributes === null || typeof attributes !== 'object') return;
   for (const [key, value] of Object.entries(attributes)) {
-    if (RESERVED.has(key) || key.startsWith('tooltrace.')) continue;
+    if (RESERVED.has(key) || (key.startsWith('tooltrace.') && !key.startsWith(ADAPTER_PREFIX))) {
+      continue;
+    }
     if (skip !== undefined && skip[key] !== undefined) continue;
     if (isAttributeValue(value)) target.setAttribute(key, value);
   }

@@ -1,0 +1,154 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ToolChannel } from '../streamtool/index.js';
+import { ToolStreamError } from '../errors/index.js';
+import {
+  ATTR_MCP_TASK_ID,
+  ATTR_MCP_TASK_INPUT_REQUIRED,
+  ATTR_MCP_TASK_STATUS,
+  ERROR_TYPE_TASK_CANCELLED,
+  ERROR_TYPE_TASK_FAILED,
+} from './mcp-attribute-names.js';
+import { settleCall } from './mcp-call-outcome.js';
+import type { McpCallOptions, McpTask, McpTaskApi } from './mcp-client.js';
+
+/** How a task call polls. */
+export interface TaskCallOptions {
+  /** `task.ttl` of the request, when given. */
+  ttl?: number;
+  /** The wait between polls when the server gives no `pollInterval`. */
+  pollInterval: number;
+}
+
+interface LegacyRequester {
+  request(request: unknown, resultSchema: unknown, options?: unknown): Promise<unknown>;
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+/**
+ * One tool call run as an MCP task (2025-11-25, the 1.x SDK's `experimental.tasks`): a
+ * task-augmented `tools/call`, then `tasks/get` every `pollInterval` the server asks for, then
+ * `tasks/result`. Each new status or status message is a progress event on `channel` (the
+ * payload `{ status, statusMessage }`), the task id and last status span attributes however the
+ * call ends. `input_required` fetches `tasks/result` at once, which delivers the server's
+ * requests (elicitation, sampling) and waits for the end. Aborting `signal` sends `tasks/cancel`.
+ */
+export async function runTaskCall(
+  api: McpTaskApi & { client: LegacyRequester },
+  channel: ToolChannel,
+  toolName: string,
+  params: Record<string, unknown>,
+  callOptions: McpCallOptions,
+  signal: AbortSignal,
+  options: TaskCallOptions,
+): Promise<void> {
+  // Tasks exist on the 1.x line only, so its schemas are there whenever a task runs.
+  const { CallToolResultSchema, CreateTaskResultSchema } =
+    await import('@modelcontextprotocol/sdk/types.js');
+  // The call's signal is watched here, stage by stage, rather than left on the SDK's requests.
+  const requestOptions: McpCallOptions = { ...callOptions };
+  delete requestOptions.signal;
+  const created = (await untilAborted(signal, (stageSignal) =>
+    api.client.request({ method: 'tools/call', params }, CreateTaskResultSchema, {
+      ...requestOptions,
+      signal: stageSignal,
+      task: options.ttl === undefined ? {} : { ttl: options.ttl },
+    }),
+  )) as { task: McpTask };
+  let task = created.task;
+  const taskId = task.taskId;
+  channel.annotate({ [ATTR_MCP_TASK_ID]: taskId });
+  const cancelOnAbort = (): void => {
+    // The server's task ends `cancelled`; a server that already finished it refuses, which is fine.
+    api.cancelTask(taskId).catch(() => {});
+  };
+  signal.addEventListener('abort', cancelOnAbort, { once: true });
+  try {
+    const seen = new StatusTrail(channel);
+    for (;;) {
+      seen.record(task);
+      if (TERMINAL.has(task.status) || task.status === 'input_required') break;
+      await sleep(task.pollInterval ?? options.pollInterval, undefined, { signal });
+      task = await untilAborted(signal, (stageSignal) =>
+        api.getTask(taskId, { signal: stageSignal }),
+      );
+    }
+    if (task.status === 'cancelled') {
+      return await channel.fail(
+        new ToolStreamError(task.statusMessage ?? `MCP task ${taskId} was cancelled by the server`),
+        { errorType: ERROR_TYPE_TASK_CANCELLED },
+      );
+    }
+    let result: unknown;
+    try {
+      // For completed and input_required tasks the result; for a failed one what it failed with.
+      result = await untilAborted(signal, (stageSignal) =>
+        api.getTaskResult(taskId, CallToolResultSchema, { signal: stageSignal }),
+      );
+    } catch (error) {
+      if (task.status !== 'failed' || signal.aborted) throw error;
+    }
+    if (
+      task.status === 'failed' &&
+      (result as { isError?: unknown } | undefined)?.isError !== true
+    ) {
+      return await channel.fail(
+        new ToolStreamError(task.statusMessage ?? `MCP task ${taskId} failed`),
+        { errorType: ERROR_TYPE_TASK_FAILED },
+      );
+    }
+    if (task.status === 'input_required') {
+      // tasks/result waited for the end; read the status it ended with.
+      seen.record(await api.getTask(taskId).catch(() => ({ ...task, status: 'completed' })));
+    }
+    await settleCall(channel, toolName, result);
+  } finally {
+    signal.removeEventListener('abort', cancelOnAbort);
+  }
+}
+
+/**
+ * Runs one request with a signal of its own that aborts with `signal`, so a request that
+ * finished keeps no listener on the call's signal (the 1.x SDK never removes its own).
+ */
+async function untilAborted<T>(
+  signal: AbortSignal,
+  request: (stageSignal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  signal.throwIfAborted();
+  const stage = new AbortController();
+  const relay = (): void => stage.abort(signal.reason);
+  signal.addEventListener('abort', relay, { once: true });
+  try {
+    return await request(stage.signal);
+  } finally {
+    signal.removeEventListener('abort', relay);
+  }
+}
+
+/** The task's statuses as the call saw them: each new one a progress event and the span's. */
+class StatusTrail {
+  readonly #channel: ToolChannel;
+  #last = '';
+
+  constructor(channel: ToolChannel) {
+    this.#channel = channel;
+  }
+
+  record(task: McpTask): void {
+    const key = `${task.status}\u0000${task.statusMessage ?? ''}`;
+    if (key === this.#last || this.#channel.closed) return;
+    this.#last = key;
+    const annotations: Record<string, string | boolean> = { [ATTR_MCP_TASK_STATUS]: task.status };
+    if (task.status === 'input_required') annotations[ATTR_MCP_TASK_INPUT_REQUIRED] = true;
+    this.#channel.annotate(annotations);
+    if (TERMINAL.has(task.status) && task.statusMessage === undefined) return;
+    const payload: { status: string; statusMessage?: string } = { status: task.status };
+    if (task.statusMessage !== undefined) payload.statusMessage = task.statusMessage;
+    try {
+      void this.#channel.progress(-1, payload);
+    } catch {
+      // A full channel drops the status event; the status is still on the span.
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type {
+  RequestHandlerExtra,
+  RequestTaskStore,
+} from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ToolCancelledError } from '../errors/index.js';
+import { toolOutput } from '../streamtool/tool-output.js';
+import type { McpServedTool, ServedCall, StreamListener } from './serve-mcp-tools.js';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type TaskExtra = Extra & { taskStore: RequestTaskStore };
+
+/** How often a running served task looks whether a client cancelled it (`tasks/cancel`). */
+const CANCEL_CHECK_MS = 100;
+
+/** What a served task asks of clients. */
+export interface ServedTaskOptions {
+  pollInterval: number;
+  ttl: number;
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+interface TaskRegistrar {
+  registerToolTask(name: string, config: Record<string, unknown>, handler: unknown): RegisteredTool;
+}
+
+/**
+ * Registers `served` with the 1.x SDK's `server.experimental.tasks.registerToolTask`: a
+ * task-augmented `tools/call` creates the task in the server's `taskStore` and returns it at
+ * once, the tool runs in the background (its span continues the creating request's `_meta`), its
+ * progress and partials become the task's status messages, its result the task's, and a
+ * `tasks/cancel` (the task turned `cancelled` in the store) aborts it.
+ */
+export function registerTaskTool(
+  server: McpServer,
+  served: McpServedTool,
+  config: Record<string, unknown>,
+  start: (input: Record<string, unknown>, extra: Extra, signal: AbortSignal) => ServedCall,
+  options: ServedTaskOptions,
+): RegisteredTool {
+  const tasks = (server as unknown as { experimental?: { tasks?: TaskRegistrar } }).experimental
+    ?.tasks;
+  if (typeof tasks?.registerToolTask !== 'function') {
+    throw new TypeError(
+      `tool "${served.tool.name}" has execution.taskSupport, and this McpServer has no ` +
+        'experimental.tasks.registerToolTask (tasks need @modelcontextprotocol/sdk 1.x)',
+    );
+  }
+  const capabilities = (
+    server.server as unknown as { getCapabilities?: () => unknown }
+  ).getCapabilities?.() as { tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined;
+  if (capabilities !== undefined && capabilities.tasks?.requests?.tools?.call === undefined) {
+    // Clients would refuse every call of it (it is listed as a task tool, the server has no tasks).
+    throw new TypeError(
+      `tool "${served.tool.name}" has execution.taskSupport, and the McpServer has no tasks ` +
+        'capability for tools/call: create it with { capabilities: { tasks: { requests: ' +
+        '{ tools: { call: {} } } } }, taskStore: new InMemoryTaskStore() }',
+    );
+  }
+  const createTask = async (input: Record<string, unknown>, extra: TaskExtra) => {
+    const task = await extra.taskStore.createTask({
+      ttl: options.ttl,
+      pollInterval: options.pollInterval,
+    });
+    runTask(task.taskId, input, extra, start);
+    return { task };
+  };
+  const handler = {
+    createTask:
+      served.inputSchema === undefined
+        ? (extra: TaskExtra) => createTask({}, extra)
+        : (input: Record<string, unknown>, extra: TaskExtra) => createTask(input, extra),
+    getTask: (_input: unknown, extra: TaskExtra & { taskId: string }) =>
+      extra.taskStore.getTask(extra.taskId),
+    getTaskResult: (_input: unknown, extra: TaskExtra & { taskId: string }) =>
+      extra.taskStore.getTaskResult(extra.taskId),
+  };
+  return tasks.registerToolTask(
+    served.tool.name,
+    { ...config, execution: served.execution },
+    handler,
+  );
+}
+
+/** Runs the task's call in the background, keeping the store up to date. */
+function runTask(
+  taskId: string,
+  input: Record<string, unknown>,
+  extra: TaskExtra,
+  start: (input: Record<string, unknown>, extra: Extra, signal: AbortSignal) => ServedCall,
+): void {
+  const store = extra.taskStore;
+  const controller = new AbortController();
+  const call = start(input, extra, controller.signal);
+  const status = new TaskStatusListener(store, taskId, controller);
+  call.relay.listen(status);
+  const watch = setInterval(() => status.checkCancelled(), CANCEL_CHECK_MS);
+  watch.unref();
+  void call.result
+    .then(async (result) => {
+      if (controller.signal.aborted) return;
+      await store.storeTaskResult(taskId, result.isError === true ? 'failed' : 'completed', result);
+    })
+    .catch(() => {
+      // The task ended elsewhere (cancelled, expired): its store refuses the result.
+    })
+    .finally(() => clearInterval(watch));
+}
+
+/** A served task's stream as its status messages (`working`, the progress note or partial). */
+class TaskStatusListener implements StreamListener {
+  readonly #store: RequestTaskStore;
+  readonly #taskId: string;
+  readonly #controller: AbortController;
+
+  constructor(store: RequestTaskStore, taskId: string, controller: AbortController) {
+    this.#store = store;
+    this.#taskId = taskId;
+    this.#controller = controller;
+  }
+
+  progress(fraction: number, payload: unknown): Promise<void> {
+    const note = payload === undefined ? '' : toolOutput(payload);
+    const percent = fraction >= 0 ? `${Math.round(fraction * 100)}%` : '';
+    return this.#update([percent, note].filter((part) => part !== '').join(' '));
+  }
+
+  partial(payload: unknown): Promise<void> {
+    return this.#update(toolOutput(payload));
+  }
+
+  /** Aborts the tool once the task is terminal in the store (a client's `tasks/cancel`). */
+  checkCancelled(): void {
+    if (this.#controller.signal.aborted) return;
+    this.#store.getTask(this.#taskId).then(
+      (task) => {
+        if (TERMINAL.has(task.status)) this.#abort(task.statusMessage);
+      },
+      () => this.#abort(undefined),
+    );
+  }
+
+  async #update(message: string): Promise<void> {
+    if (this.#controller.signal.aborted) return;
+    try {
+      await this.#store.updateTaskStatus(
+        this.#taskId,
+        'working',
+        message === '' ? undefined : message,
+      );
+    } catch {
+      // A terminal task takes no update: it was cancelled.
+      this.checkCancelled();
+    }
+  }
+
+  #abort(message: string | undefined): void {
+    if (this.#controller.signal.aborted) return;
+    this.#controller.abort(new ToolCancelledError(message ?? 'the MCP task was cancelled'));
+  }
+}

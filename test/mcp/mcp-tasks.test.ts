@@ -1,0 +1,185 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { EventBus } from '../../src/bus/index.js';
+import { TOOL_INVOKE } from '../../src/events/index.js';
+import { mcpTools, serveMcpTools } from '../../src/mcp/index.js';
+import { traceToolCalls } from '../../src/otel/index.js';
+import type { ChannelTool, StreamingToolPlugin } from '../../src/streamtool/index.js';
+import { startTracingHarness, type TracingHarness } from '../otel/tracing-harness.js';
+import { attachTools, callTool, resetGlobals } from './mcp-harness.js';
+
+let harness: TracingHarness | undefined;
+let client: Client | undefined;
+let taskStore: InMemoryTaskStore | undefined;
+
+afterEach(async () => {
+  // The store keeps a timer per task until its ttl; cleanup() clears them.
+  taskStore?.cleanup();
+  taskStore = undefined;
+  await client?.close();
+  client = undefined;
+  await harness?.close();
+  harness = undefined;
+  resetGlobals();
+});
+
+/** A tooltrace tool that reports three stages, then its report; stopped by its signal. */
+function researchTool(seen: { aborted?: unknown }): ChannelTool {
+  return {
+    name: 'research',
+    async *stream(signal, input) {
+      signal.addEventListener(
+        'abort',
+        () => {
+          seen.aborted = signal.reason as unknown;
+        },
+        { once: true },
+      );
+      for (const stage of ['gathering', 'analyzing', 'writing']) {
+        await sleep(40, undefined, { signal });
+        yield { kind: 'progress', payload: stage };
+      }
+      if (input.topic === 'forbidden') {
+        yield { kind: 'error', error: new Error('topic refused') };
+        return;
+      }
+      yield { kind: 'complete', payload: { report: `all about ${String(input.topic)}` } };
+    },
+  };
+}
+
+/** An McpServer with the SDK's task store and tasks capability, serving `research` as a task. */
+async function connectTaskServer(
+  serverBus: EventBus,
+  seen: { aborted?: unknown },
+  sent: string[],
+): Promise<Client> {
+  const server = new McpServer(
+    { name: 'research', version: '1.0.0' },
+    {
+      capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+      taskStore: (taskStore = new InMemoryTaskStore()),
+    },
+  );
+  serveMcpTools(
+    server,
+    [
+      {
+        tool: researchTool(seen),
+        description: 'Researches a topic',
+        inputSchema: { topic: z.string() },
+        execution: { taskSupport: 'required' },
+      },
+    ],
+    { bus: serverBus, taskPollInterval: 30 },
+  );
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const send = clientTransport.send.bind(clientTransport);
+  clientTransport.send = (message, options) => {
+    if ('method' in message) sent.push(message.method);
+    return send(message, options);
+  };
+  const connected = new Client({ name: 'agent', version: '1.0.0' });
+  await Promise.all([server.connect(serverTransport), connected.connect(clientTransport)]);
+  return connected;
+}
+
+describe('MCP tasks (2025-11-25), served by serveMcpTools and called through mcpTools', () => {
+  it('draws a task as one execute_tool span: task id, each status message an event, the result, the server span under it', async () => {
+    harness = await startTracingHarness({ register: true, tracing: { captureContent: true } });
+    const sent: string[] = [];
+    // The server's calls on a bus of their own (the client's plugin answers "research" on
+    // harness.bus), traced into the same provider.
+    const serverBus = new EventBus();
+    const serverTracing = traceToolCalls(serverBus, { tracerProvider: harness.provider });
+    client = await connectTaskServer(serverBus, {}, sent);
+    const tools = await mcpTools(client);
+    expect(tools.map((tool) => [tool.name, tool.runsAsTask])).toEqual([['research', true]]);
+    attachTools(harness.bus, tools);
+
+    const result = await callTool(harness.bus, {
+      id: 'tc_1',
+      name: 'research',
+      arguments: { topic: 'otters' },
+    });
+
+    expect(JSON.parse(result.output)).toMatchObject({
+      structuredContent: { report: 'all about otters' },
+    });
+    await serverTracing.shutdown();
+    const spans = await harness.spans(2);
+    const client_ = spans.find((span) => span.attributes['tooltrace.mcp.task.id'] !== undefined)!;
+    const served = spans.find((span) => span !== client_)!;
+    expect(client_.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'tooltrace.mcp.task.status': 'completed',
+      'jsonrpc.request.id': expect.stringMatching(/^\d+$/) as string,
+    });
+    const statuses = client_.events
+      .filter((event) => event.name === 'tool.stream.progress')
+      .map((event) => JSON.stringify(event.attributes['tooltrace.stream.payload'] ?? ''));
+    expect(statuses.some((status) => status.includes('gathering'))).toBe(true);
+    expect(served.parentSpanId).toBe(client_.spanId);
+    expect(served.traceId).toBe(client_.traceId);
+    // Polled at the server's pollInterval (30 ms over about 120 ms), not in a tight loop.
+    const polls = sent.filter((method) => method === 'tasks/get').length;
+    expect(polls).toBeGreaterThan(0);
+    expect(polls).toBeLessThan(12);
+    expect(sent.filter((method) => method === 'tools/call')).toHaveLength(1);
+  });
+
+  it('fails the span of a task whose tool failed', async () => {
+    harness = await startTracingHarness({ register: true });
+    client = await connectTaskServer(new EventBus(), {}, []);
+    attachTools(harness.bus, await mcpTools(client));
+
+    const result = await callTool(harness.bus, {
+      id: 'tc_1',
+      name: 'research',
+      arguments: { topic: 'forbidden' },
+    });
+
+    expect(result.error).toContain('topic refused');
+    const span = await harness.span('execute_tool research');
+    expect(span.status.code).toBe(2);
+    expect(span.attributes).toMatchObject({ 'tooltrace.mcp.task.status': 'failed' });
+  });
+
+  it("sends tasks/cancel when the call is cancelled: the server's task ends cancelled and its tool is aborted", async () => {
+    harness = await startTracingHarness({ register: true });
+    const seen: { aborted?: unknown } = {};
+    const sent: string[] = [];
+    client = await connectTaskServer(new EventBus(), seen, sent);
+    const plugins: StreamingToolPlugin[] = attachTools(harness.bus, await mcpTools(client));
+    harness.bus.emit(TOOL_INVOKE, { id: 'tc_1', name: 'research', arguments: { topic: 'x' } });
+    while (!sent.includes('tasks/get')) await sleep(5);
+
+    await Promise.all(plugins.map((plugin) => plugin.shutdown()));
+
+    while (seen.aborted === undefined) await sleep(5);
+    expect(sent).toContain('tasks/cancel');
+    const span = await harness.span('execute_tool research');
+    expect(span.attributes).toMatchObject({
+      'tooltrace.tool.cancelled': true,
+      'mcp.method.name': 'tools/call',
+      'tooltrace.mcp.task.id': expect.any(String) as string,
+    });
+    const taskId = String(span.attributes['tooltrace.mcp.task.id']);
+    const task = await client.experimental.tasks.getTask(taskId);
+    expect(task.status).toBe('cancelled');
+  });
+});
+
+describe('serveMcpTools() with execution', () => {
+  it('refuses a task tool on an McpServer without the tasks capability, saying how to create one', () => {
+    const server = new McpServer({ name: 'plain', version: '1.0.0' });
+    expect(() =>
+      serveMcpTools(server, [{ tool: researchTool({}), execution: { taskSupport: 'required' } }]),
+    ).toThrow('has no tasks capability for tools/call');
+  });
+});
