@@ -4,8 +4,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /**
- * Dependencies point one way: bus <- streamtool <- otel <- sidecar <- cli/demo, with wire,
- * forward and the adapters (mcp, ai-sdk, langchain) beside. Each folder of `src` lists the folders it may import from; every other one is
+ * Dependencies point one way: bus <- streamtool <- otel <- sidecar <- view <- cli/demo, with wire,
+ * forward, otlp (OTLP read and written, under sidecar export, testing and the view) and the
+ * adapters (mcp, ai-sdk, langchain) beside. Each folder of `src` lists the folders it may import from; every other one is
  * forbidden. Inside the sidecar, intake -> pipeline -> export: intake talks to the pipeline
  * only, the pipeline may use export, export neither; no room imports the composition at
  * `src/sidecar/*.ts`.
@@ -19,16 +20,32 @@ const mayImport = {
   streamtool: ['bus', 'events', 'errors'],
   wire: ['bus', 'events', 'errors'],
   forward: ['bus', 'wire', 'errors'],
+  // OTLP read and written: the read model, the protobuf reader, the decoders.
+  otlp: ['errors'],
   otel: ['bus', 'events', 'streamtool', 'errors'],
   mcp: ['bus', 'events', 'streamtool', 'errors'],
   'ai-sdk': ['bus', 'events', 'streamtool', 'errors'],
   langchain: ['bus', 'events', 'streamtool', 'errors'],
-  testing: ['bus', 'events', 'streamtool', 'otel', 'wire', 'forward', 'errors', 'vendor'],
-  sidecar: ['bus', 'events', 'streamtool', 'otel', 'wire', 'errors'],
+  testing: ['bus', 'events', 'streamtool', 'otel', 'wire', 'forward', 'otlp', 'errors', 'vendor'],
+  sidecar: ['bus', 'events', 'streamtool', 'otel', 'wire', 'otlp', 'errors'],
   'sidecar/intake': ['pipeline'],
   'sidecar/pipeline': ['export'],
   'sidecar/export': [],
-  demo: ['bus', 'events', 'streamtool', 'otel', 'wire', 'forward', 'sidecar', 'testing', 'errors'],
+  // `tooltrace view`: journals through the sidecar's pipeline and tracer wiring, drawn.
+  view: ['bus', 'events', 'streamtool', 'otel', 'wire', 'otlp', 'sidecar', 'errors'],
+  demo: [
+    'bus',
+    'events',
+    'streamtool',
+    'otel',
+    'wire',
+    'forward',
+    'otlp',
+    'sidecar',
+    'view',
+    'testing',
+    'errors',
+  ],
   cli: [
     'bus',
     'events',
@@ -36,8 +53,10 @@ const mayImport = {
     'otel',
     'wire',
     'forward',
+    'otlp',
     'sidecar',
     'testing',
+    'view',
     'demo',
     'errors',
   ],
@@ -50,6 +69,8 @@ const mayImport = {
  */
 const barrels = {
   otel: ['index.js', 'internal.js'],
+  otlp: ['index.js'],
+  view: ['index.js'],
 };
 
 /**
@@ -130,7 +151,7 @@ function layerRule(layer) {
     .filter((name) => name !== top && !allowedTop.includes(name))
     .map((name) => ({
       group: pathsTo(name),
-      message: `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar <- cli/demo; wire, forward, mcp, ai-sdk and langchain beside).`,
+      message: `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar <- view <- cli/demo; wire, forward, otlp, mcp, ai-sdk and langchain beside).`,
     }));
   for (const name of Object.keys(barrels)) {
     if (name === top || !allowedTop.includes(name)) continue;

@@ -13,6 +13,7 @@
  * to the encoders is measured A/B in one process. Every row is the median time of interleaved
  * rounds (a noisy neighbour slows every row alike), after a warm-up round.
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
@@ -23,8 +24,8 @@ import {
   SimpleSpanProcessor,
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
-import { OtlpJsonTraceEncoder } from '../src/sidecar/export/otlp-json-encoder.js';
-import { OtlpTraceEncoder } from '../src/sidecar/export/otlp-trace-encoder.js';
+import { OtlpJsonTraceEncoder, OtlpTraceEncoder } from '../src/otlp/index.js';
+import { tooltraceNumberTypes } from '../src/sidecar/export/tooltrace-number-types.js';
 import { detectResource } from '../src/sidecar/pipeline/detect-resource.js';
 
 const BATCH = 512;
@@ -119,8 +120,11 @@ function eventId(index: number): string {
 
 /** The encoders of another built checkout, for an A/B run. */
 async function encodersOf(checkout: string): Promise<{ protobuf: Encoder; json: Encoder }> {
-  const at = (file: string): string =>
-    pathToFileURL(resolve(checkout, 'dist/sidecar/export', file)).href;
+  // The encoders live in dist/otlp; a checkout from before that has them in the sidecar's export.
+  const folder = existsSync(resolve(checkout, 'dist/otlp/otlp-trace-encoder.js'))
+    ? 'dist/otlp'
+    : 'dist/sidecar/export';
+  const at = (file: string): string => pathToFileURL(resolve(checkout, folder, file)).href;
   const protobuf = (await import(at('otlp-trace-encoder.js'))) as {
     OtlpTraceEncoder: new () => Encoder;
   };
@@ -164,12 +168,12 @@ const tables = {
   'http/protobuf': [
     row('stock ProtobufTraceSerializer', stock.protobuf),
     ...(against === undefined ? [] : [row(`OtlpTraceEncoder of ${AGAINST}`, against.protobuf)]),
-    row('OtlpTraceEncoder', new OtlpTraceEncoder()),
+    row('OtlpTraceEncoder', new OtlpTraceEncoder(tooltraceNumberTypes())),
   ],
   'http/json': [
     row('stock JsonTraceSerializer', stock.json),
     ...(against === undefined ? [] : [row(`OtlpJsonTraceEncoder of ${AGAINST}`, against.json)]),
-    row('OtlpJsonTraceEncoder', new OtlpJsonTraceEncoder()),
+    row('OtlpJsonTraceEncoder', new OtlpJsonTraceEncoder(tooltraceNumberTypes())),
   ],
 };
 const rows = [...tables['http/protobuf'], ...tables['http/json']];

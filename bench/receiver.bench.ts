@@ -20,7 +20,7 @@ import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trac
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { decodeTraceRequest } from '../src/testing/index.js';
-import { otlpProtoTypes } from '../test/testing/otlp-proto-schema.js';
+import { otlpProtoTypes } from '../test/otlp/otlp-proto-schema.js';
 
 const REQUESTS = Number(process.argv[2] ?? 8);
 const SPANS_PER_REQUEST = 512;

@@ -1,7 +1,6 @@
 import { ConfigurationError } from '../errors/index.js';
 import type { TraceBy } from '../otel/index.js';
-import type { ViewFilter } from '../demo/run-view.js';
-import { runView } from '../demo/run-view.js';
+import { runView, type ViewFilter } from '../view/index.js';
 import { type CliStreams, useColor } from './cli-streams.js';
 import { parseFlags } from './parse-flags.js';
 import { VIEW_USAGE } from './usage.js';

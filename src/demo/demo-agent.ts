@@ -20,8 +20,8 @@ import {
   slowSearchTool,
   summarizeTool,
   writeReportTool,
-  type DemoPace,
 } from './demo-tools.js';
+import type { DemoPace } from './demo-pace.js';
 
 import { askModel } from './simulated-model.js';
 

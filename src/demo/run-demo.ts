@@ -3,6 +3,7 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { EventBus } from '../bus/index.js';
 import { traceToolCalls } from '../otel/index.js';
 import { forwardEvents } from '../forward/index.js';
+import { renderWaterfall, terminalWidth } from '../view/index.js';
 import { checkSidecarUrl } from '../forward/forward-events.js';
 import {
   ConsoleSpanExporter,
@@ -12,12 +13,10 @@ import {
 } from '../sidecar/export/index.js';
 import { printable } from '../sidecar/printable.js';
 import { DEMO_CALL_COUNT, DEMO_CALLS, DEMO_SPAN_COUNT, runDemoAgent } from './demo-agent.js';
-import { demoPace } from './demo-tools.js';
+import { demoPace } from './demo-pace.js';
 import { LiveDisplay } from './live-display.js';
 import { startTraceSink } from './trace-sink.js';
-import { terminalWidth } from './terminal-width.js';
 import { ToolTable } from './tool-table.js';
-import { renderWaterfall } from './waterfall.js';
 
 /** How long the demo waits at the end for the sidecar to take the events it forwarded. */
 const FORWARD_CLOSE_MS = 10_000;

@@ -7,7 +7,7 @@ import {
   type LlmResponse,
   type LlmToolCallRequest,
 } from '../events/index.js';
-import type { DemoPace } from './demo-tools.js';
+import type { DemoPace } from './demo-pace.js';
 
 /** One scripted answer of {@link askModel}. */
 export interface ScriptedAnswer {

@@ -13,7 +13,8 @@ import {
   resolveExportConfig,
 } from '../sidecar/export/index.js';
 import { detectResource } from '../sidecar/pipeline/index.js';
-import { startOtlpReceiver, type ReceivedSpan } from '../testing/index.js';
+import type { ReceivedSpan } from '../otlp/index.js';
+import { startOtlpReceiver } from '../testing/index.js';
 import { CountingExporter } from './counting-exporter.js';
 
 /** Options for {@link startTraceSink}. */

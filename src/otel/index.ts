@@ -6,7 +6,8 @@
  */
 export { traceToolCalls } from './trace-tool-calls.js';
 export type { ToolCallTracing } from './trace-tool-calls.js';
-export type { StreamEventsAs, TraceBy, TraceToolCallsOptions } from './options.js';
+export type { StreamEventsAs, TraceToolCallsOptions } from './options.js';
+export type { TraceBy } from './trace-by.js';
 export type { LoggerProviderLike, StreamLogger, StreamLogRecord } from './logger-provider.js';
 export type { AgentTracingStats, ToolCallTracingStats } from './tracing-stats.js';
 export { DerivedIdGenerator } from './derived-id-generator.js';

@@ -6,12 +6,10 @@ import type { DerivedIdGenerator } from './derived-id-generator.js';
 import type { LoggerProviderLike } from './logger-provider.js';
 import { isEventTypePattern } from './event-type-filter.js';
 import { redactCredentials, type RedactHook } from './redact.js';
+import type { TraceBy } from './trace-by.js';
 
 /** Where stream events go: span events, log records, or both. */
 export type StreamEventsAs = 'span-events' | 'log-records' | 'both';
-
-/** How calls that have no parent span are grouped into traces. */
-export type TraceBy = 'causal-root' | 'session' | 'call';
 
 /** Options for {@link traceToolCalls}. */
 export interface TraceToolCallsOptions {

@@ -1,4 +1,4 @@
-import type { TraceBy } from './options.js';
+import type { TraceBy } from './trace-by.js';
 import { prefixedHasher } from './stable-hash.js';
 
 /*

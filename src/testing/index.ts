@@ -17,15 +17,21 @@ export type {
   ReceivedGrpcRequest,
 } from './otlp-grpc-receiver.js';
 export { ReceiverWaitError } from './receiver-wait-error.js';
-export { decodeTraceRequest } from './decode-trace-request.js';
-export { decodeLogsRequest } from './decode-logs-request.js';
-export { decodeMetricsRequest } from './decode-metrics-request.js';
-export { OtlpDecodeError } from './otlp-decode-error.js';
-export { otlpEncodingOf } from './otlp-encoding.js';
-export type { OtlpEncoding } from './otlp-encoding.js';
-export type { ReceivedSpan, ReceivedSpanEvent, ReceivedSpanLink } from './received-span.js';
-export type { ReceivedLogRecord } from './received-log-record.js';
-export type { ReceivedMetricPoint } from './received-metric-point.js';
-export type { ReceivedScope } from './received-scope.js';
+export {
+  decodeLogsRequest,
+  decodeMetricsRequest,
+  decodeTraceRequest,
+  OtlpDecodeError,
+  otlpEncodingOf,
+} from '../otlp/index.js';
+export type {
+  OtlpEncoding,
+  ReceivedLogRecord,
+  ReceivedMetricPoint,
+  ReceivedScope,
+  ReceivedSpan,
+  ReceivedSpanEvent,
+  ReceivedSpanLink,
+} from '../otlp/index.js';
 export { RecordingSubscriber } from './recording-subscriber.js';
 export type { RecordingSubscriberOptions } from './recording-subscriber.js';

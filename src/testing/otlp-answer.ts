@@ -1,5 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import { contentTypeOf, type OtlpEncoding } from './otlp-encoding.js';
+import {
+  contentTypeOf,
+  encodePartialSuccess,
+  encodeRpcStatus,
+  type OtlpEncoding,
+} from '../otlp/index.js';
 
 /** gRPC status codes carried in the `google.rpc.Status` body of a failure answer. */
 export const RPC_CODE = {
@@ -60,37 +65,4 @@ export function writeOtlpAnswer(response: ServerResponse, answer: OtlpAnswer): v
     ...answer.headers,
   });
   response.end(body);
-}
-
-/**
- * A `google.rpc.Status` in protobuf: `code` (field 1, varint) and `message` (field 2, UTF-8).
- * Two fields do not justify a protobuf library; the receiver's one protobuf codec is its reader.
- */
-function encodeRpcStatus(code: number, message: string): Uint8Array {
-  return encodeCodeAndText(code, message);
-}
-
-/** An `ExportTraceServiceResponse` whose field 1 is `{ rejected_spans, error_message }`. */
-function encodePartialSuccess(rejectedSpans: number, errorMessage: string): Uint8Array {
-  const inner = encodeCodeAndText(rejectedSpans, errorMessage);
-  return Buffer.concat([Buffer.from([0x0a, ...varintBytes(inner.length)]), inner]);
-}
-
-function varintBytes(value: number): number[] {
-  const bytes: number[] = [];
-  while (value > 0x7f) {
-    bytes.push((value & 0x7f) | 0x80);
-    value >>>= 7;
-  }
-  bytes.push(value);
-  return bytes;
-}
-
-/** Field 1 a varint, field 2 UTF-8 text: the shape of both messages above. */
-function encodeCodeAndText(code: number, message: string): Uint8Array {
-  const text = Buffer.from(message, 'utf8');
-  const bytes: number[] = [];
-  if (code !== 0) bytes.push(0x08, ...varintBytes(code));
-  if (text.length > 0) bytes.push(0x12, ...varintBytes(text.length));
-  return Buffer.concat([Buffer.from(bytes), text]);
 }

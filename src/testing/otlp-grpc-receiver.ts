@@ -1,14 +1,17 @@
 import type * as GrpcModule from '../vendor/grpc.js';
 import type { Metadata, sendUnaryData, ServerUnaryCall, ServiceError } from '../vendor/grpc.js';
+import {
+  decodeTraceRequest,
+  encodePartialSuccess,
+  encodeRetryStatus,
+  OtlpDecodeError,
+  type ReceivedSpan,
+} from '../otlp/index.js';
 import { CountWaiters, type WaitFailure } from './count-waiters.js';
-import { decodeTraceRequest } from './decode-trace-request.js';
-import { OtlpDecodeError } from './otlp-decode-error.js';
-import type { ReceivedSpan } from './received-span.js';
 import { ReceiverWaitError } from './receiver-wait-error.js';
 
 const TRACE_SERVICE = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 const METRICS_SERVICE = '/opentelemetry.proto.collector.metrics.v1.MetricsService/Export';
-const RETRY_INFO_TYPE = 'type.googleapis.com/google.rpc.RetryInfo';
 const DEFAULT_WAIT_MS = 10_000;
 
 /**
@@ -108,15 +111,7 @@ export async function startOtlpGrpcReceiver(): Promise<OtlpGrpcReceiver> {
             null,
             partial === undefined
               ? Buffer.alloc(0)
-              : message([
-                  [
-                    1,
-                    message([
-                      [1, partial.rejectedSpans],
-                      [2, partial.errorMessage ?? ''],
-                    ]),
-                  ],
-                ]),
+              : encodePartialSuccess(partial.rejectedSpans, partial.errorMessage ?? ''),
           );
         } catch (error) {
           if (!(error instanceof OtlpDecodeError)) throw error;
@@ -206,49 +201,7 @@ function failure(
 ): Partial<ServiceError> {
   const metadata = new grpc.Metadata();
   if (retryDelayMs !== undefined) {
-    const duration = message([
-      [1, Math.floor(retryDelayMs / 1000)],
-      [2, (retryDelayMs % 1000) * 1e6],
-    ]);
-    const retryInfo = message([[1, duration]]);
-    const any = message([
-      [1, RETRY_INFO_TYPE],
-      [2, retryInfo],
-    ]);
-    metadata.set(
-      'grpc-status-details-bin',
-      message([
-        [1, code],
-        [2, details],
-        [3, any],
-      ]),
-    );
+    metadata.set('grpc-status-details-bin', encodeRetryStatus(code, details, retryDelayMs));
   }
   return { code, details, metadata };
-}
-
-/** A protobuf message of varint, string and nested-message fields, in the order given. */
-function message(fields: [number, number | string | Buffer][]): Buffer {
-  const parts: Buffer[] = [];
-  for (const [field, value] of fields) {
-    if (typeof value === 'number') {
-      if (value === 0) continue;
-      parts.push(varint(field << 3), varint(value));
-    } else {
-      const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
-      if (bytes.length === 0) continue;
-      parts.push(varint((field << 3) | 2), varint(bytes.length), bytes);
-    }
-  }
-  return Buffer.concat(parts);
-}
-
-function varint(value: number): Buffer {
-  const bytes: number[] = [];
-  while (value > 0x7f) {
-    bytes.push((value % 0x80) | 0x80);
-    value = Math.floor(value / 0x80);
-  }
-  bytes.push(value);
-  return Buffer.from(bytes);
 }

@@ -1,16 +1,18 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodeLogsRequest } from './decode-logs-request.js';
-import { decodeMetricsRequest } from './decode-metrics-request.js';
-import { decodeTraceRequest } from './decode-trace-request.js';
-import { OtlpDecodeError } from './otlp-decode-error.js';
+import {
+  decodeLogsRequest,
+  decodeMetricsRequest,
+  decodeTraceRequest,
+  OtlpDecodeError,
+  otlpEncodingOf,
+  type ReceivedLogRecord,
+  type ReceivedMetricPoint,
+  type ReceivedSpan,
+} from '../otlp/index.js';
 import { CountWaiters, type WaitFailure } from './count-waiters.js';
 import { RPC_CODE, writeOtlpAnswer, type OtlpAnswer } from './otlp-answer.js';
-import { otlpEncodingOf } from './otlp-encoding.js';
 import { decompressBody, readRequestBody } from './read-request-body.js';
-import type { ReceivedLogRecord } from './received-log-record.js';
-import type { ReceivedMetricPoint } from './received-metric-point.js';
-import type { ReceivedSpan } from './received-span.js';
 import { ReceiverWaitError } from './receiver-wait-error.js';
 
 const TRACES_PATH = '/v1/traces';

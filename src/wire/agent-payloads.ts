@@ -11,7 +11,8 @@ import {
   SUBAGENT_SPAWN,
   SUBAGENT_STARTED,
 } from '../events/index.js';
-import { describeValue, rejectLine } from './decode-result.js';
+import { rejectLine } from './decode-result.js';
+import { describeValue } from './describe-value.js';
 import { WrongField, wrongPayloadField as wrongType, type DroppedField } from './dropped-field.js';
 
 type JsonObject = Record<string, unknown>;

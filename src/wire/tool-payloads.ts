@@ -1,5 +1,6 @@
 import type { ToolAttributes, ToolCall, ToolResult } from '../events/index.js';
-import { describeValue, rejectLine, type DecodeFailure } from './decode-result.js';
+import { rejectLine, type DecodeFailure } from './decode-result.js';
+import { describeValue } from './describe-value.js';
 import { wrongPayloadField as wrongType, type DroppedField } from './dropped-field.js';
 
 type JsonObject = Record<string, unknown>;

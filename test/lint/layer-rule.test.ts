@@ -165,6 +165,38 @@ describe('the layer rule (eslint.config.js)', () => {
     },
   );
 
+  it('keeps otlp a room beside: on errors only, reached through its index', async () => {
+    expect(
+      await layerProblems(
+        'src/otlp/new-file.ts',
+        "import { startOtlpReceiver } from '../testing/index.js';",
+      ),
+    ).toEqual([expect.stringMatching(/src\/otlp must not depend on src\/testing/)]);
+    expect(
+      await layerProblems('src/otlp/new-file.ts', "import { callKey } from '../otel/internal.js';"),
+    ).toEqual([expect.stringMatching(/src\/otlp must not depend on src\/otel/)]);
+    expect(
+      await layerProblems(
+        'src/sidecar/export/new-file.ts',
+        "import { ProtobufReader } from '../../otlp/protobuf-reader.js';",
+      ),
+    ).toEqual([
+      expect.stringMatching(/src\/sidecar\/export imports src\/otlp only through otlp\/index.js/),
+    ]);
+    expect(
+      await layerProblems(
+        'src/sidecar/export/new-file.ts',
+        "import { ProtobufReader } from '../../otlp/index.js';",
+      ),
+    ).toEqual([]);
+    expect(
+      await layerProblems(
+        'src/testing/new-file.ts',
+        "import { decodeTraceRequest } from '../otlp/index.js';",
+      ),
+    ).toEqual([]);
+  });
+
   it('lets the barrels and the shared core through', async () => {
     const barrels =
       "import { traceToolCalls } from '../otel/index.js';\nimport { callKey } from '../otel/internal.js';";

@@ -19,7 +19,7 @@ import {
   type OtlpReceiver,
   type ReceivedSpan,
 } from '../../src/testing/index.js';
-import { otlpProtoTypes } from './otlp-proto-schema.js';
+import { otlpProtoTypes } from '../otlp/otlp-proto-schema.js';
 import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as ProtobufMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';

@@ -1,10 +1,6 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import {
-  SHUT_DOWN,
-  type BatchTransport,
-  type ExportOutcome,
-  type SpanBatch,
-} from './export-outcome.js';
+import { SHUT_DOWN, type BatchTransport, type ExportOutcome } from './export-outcome.js';
+import type { SpanBatch } from '../../otlp/index.js';
 import { formatSpan, type Escape } from './format-span.js';
 
 /**

@@ -1,5 +1,6 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import type { BatchTransport, ExportOutcome, SpanBatch } from './export-outcome.js';
+import type { SpanBatch } from '../../otlp/index.js';
+import type { BatchTransport, ExportOutcome } from './export-outcome.js';
 
 /** A batch's body in each transport, and what each made of it so far. */
 interface FanOutBody {

@@ -3,7 +3,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { ExportResponse, IExporterTransport } from '@opentelemetry/otlp-exporter-base';
 import { isRetryableHttpStatus, parseRetryAfter } from './export-outcome.js';
 import type { ExportTls } from './export-tls.js';
-import { decodeRpcStatus } from './otlp-response.js';
+import { decodeRpcStatus } from '../../otlp/index.js';
 import { postOtlp, type OtlpHttpAnswer } from './post-otlp.js';
 import { USER_AGENT } from './user-agent.js';
 

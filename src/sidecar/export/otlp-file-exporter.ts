@@ -1,12 +1,8 @@
 import { open, rename, type FileHandle } from 'node:fs/promises';
 import { ConfigurationError } from '../../errors/index.js';
-import {
-  SHUT_DOWN,
-  type BatchTransport,
-  type ExportOutcome,
-  type SpanBatch,
-} from './export-outcome.js';
-import { OtlpJsonTraceEncoder } from './otlp-json-encoder.js';
+import { SHUT_DOWN, type BatchTransport, type ExportOutcome } from './export-outcome.js';
+import { OtlpJsonTraceEncoder, type SpanBatch } from '../../otlp/index.js';
+import { tooltraceNumberTypes } from './tooltrace-number-types.js';
 
 /** Options for {@link OtlpFileExporter.open}. */
 export interface OtlpFileExporterOptions {
@@ -52,7 +48,7 @@ export class OtlpFileExporter implements BatchTransport<Uint8Array> {
   readonly #maxBytes: number;
   readonly #maxBackups: number;
   readonly #log: (line: string) => void;
-  readonly #encoder = new OtlpJsonTraceEncoder();
+  readonly #encoder = new OtlpJsonTraceEncoder(tooltraceNumberTypes());
   #handle: FileHandle;
   #size: number;
   /** The write under way and those queued behind it: one at a time, in order. */

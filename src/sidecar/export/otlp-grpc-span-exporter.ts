@@ -12,12 +12,16 @@ import {
   SHUT_DOWN,
   type BatchTransport,
   type ExportOutcome,
-  type SpanBatch,
   type SpanTransport,
 } from './export-outcome.js';
 import { toExportResult } from './otlp-http-span-exporter.js';
-import { decodePartialSuccess, decodeRetryInfoDelay } from './otlp-response.js';
-import { OtlpTraceEncoder } from './otlp-trace-encoder.js';
+import {
+  decodePartialSuccess,
+  decodeRetryInfoDelay,
+  OtlpTraceEncoder,
+  type SpanBatch,
+} from '../../otlp/index.js';
+import { tooltraceNumberTypes } from './tooltrace-number-types.js';
 import {
   otlpGrpcClient,
   RETRYABLE_GRPC_CODES,
@@ -59,7 +63,7 @@ export class OtlpGrpcSpanExporter implements SpanExporter, SpanTransport, BatchT
   readonly #client: Client;
   readonly #metadata: Metadata;
   readonly #timeoutMs: number;
-  readonly #encoder = new OtlpTraceEncoder();
+  readonly #encoder = new OtlpTraceEncoder(tooltraceNumberTypes());
   readonly #calls = new Set<ClientUnaryCall>();
   #shutdown = false;
 

@@ -12,12 +12,16 @@ import {
   SHUT_DOWN,
   type BatchTransport,
   type ExportOutcome,
-  type SpanBatch,
   type SpanTransport,
 } from './export-outcome.js';
-import { OtlpJsonTraceEncoder } from './otlp-json-encoder.js';
-import { OtlpTraceEncoder } from './otlp-trace-encoder.js';
-import { decodePartialSuccess, decodeRpcStatus } from './otlp-response.js';
+import {
+  decodePartialSuccess,
+  decodeRpcStatus,
+  OtlpJsonTraceEncoder,
+  OtlpTraceEncoder,
+  type SpanBatch,
+} from '../../otlp/index.js';
+import { tooltraceNumberTypes } from './tooltrace-number-types.js';
 import { postOtlp, type OtlpHttpAnswer } from './post-otlp.js';
 import { USER_AGENT } from './user-agent.js';
 import type { ExportTls } from './export-tls.js';
@@ -74,7 +78,9 @@ export class OtlpHttpSpanExporter
   constructor(options: OtlpHttpSpanExporterOptions) {
     this.#url = new URL(options.url);
     this.#json = options.encoding === 'json';
-    this.#encoder = this.#json ? new OtlpJsonTraceEncoder() : new OtlpTraceEncoder();
+    this.#encoder = this.#json
+      ? new OtlpJsonTraceEncoder(tooltraceNumberTypes())
+      : new OtlpTraceEncoder(tooltraceNumberTypes());
     this.#compress = options.compression === 'gzip';
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#headers = {

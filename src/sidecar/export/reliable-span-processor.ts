@@ -10,8 +10,8 @@ import {
   isRetryableHttpStatus,
   type BatchTransport,
   type ExportOutcome,
-  type SpanBatch,
 } from './export-outcome.js';
+import type { SpanBatch } from '../../otlp/index.js';
 
 /** Options for {@link ReliableSpanProcessor}. */
 export interface ReliableSpanProcessorOptions {

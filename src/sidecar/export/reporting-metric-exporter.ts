@@ -1,5 +1,5 @@
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import { decodeRpcStatus } from './otlp-response.js';
+import { decodeRpcStatus } from '../../otlp/index.js';
 import type {
   AggregationOption,
   AggregationTemporality,

@@ -1,6 +1,7 @@
 import { ConsoleSpanExporter } from './console-span-exporter.js';
 import { createTraceExporter, type ExportConfig } from './export-config.js';
-import type { BatchTransport, SpanBatch } from './export-outcome.js';
+import type { SpanBatch } from '../../otlp/index.js';
+import type { BatchTransport } from './export-outcome.js';
 import { FanOutTransport } from './fan-out-transport.js';
 import type { Escape } from './format-span.js';
 import { OtlpFileExporter, type OtlpFileExporterOptions } from './otlp-file-exporter.js';

@@ -1,0 +1,311 @@
+import { createColors } from 'picocolors';
+import type { ReceivedSpan } from '../otlp/index.js';
+import { printable } from '../sidecar/printable.js';
+
+/** Options for {@link renderWaterfall}. */
+export interface WaterfallOptions {
+  /**
+   * Colour the output with ANSI codes. Off, the text has no escape codes at all.
+   * @default false
+   */
+  color?: boolean;
+  /**
+   * Width of the duration bar column, in characters.
+   * @default 32, or what fits in `width`
+   */
+  barWidth?: number;
+  /**
+   * Columns every line must fit in (see {@link terminalWidth}): the bar narrows first, then
+   * long names, and what still does not fit is cut with `…`.
+   * @default unlimited
+   */
+  width?: number;
+}
+
+/** A piece of a row and the colour it is painted with once it has been cut to fit. */
+interface Segment {
+  text: string;
+  paint?: (text: string) => string;
+}
+
+/** Narrowest and widest bar drawn, and the columns kept for duration and status (and a `…`). */
+const MIN_BAR = 8;
+const MAX_BAR = 32;
+const STATUS_ROOM = 20;
+
+interface SpanNode {
+  span: ReceivedSpan;
+  children: SpanNode[];
+}
+
+const STATUS_ERROR = 2;
+const STATUS_OK = 1;
+
+/**
+ * Draws spans as a waterfall, one block per trace: an indented tree (children under their
+ * parent, by start time) with a duration bar placed on the trace's time line, the status (a
+ * cancelled call is told apart from a failure), the error message, and the stream summary
+ * tooltrace records on every tool span. In-flight snapshots (`tooltrace.inflight=true`) are not
+ * drawn next to the final span of their call, only counted in a closing line; a call that never
+ * ended (its process died) is drawn from its latest snapshot, as an `(in flight)` row.
+ */
+export function renderWaterfall(
+  allSpans: readonly ReceivedSpan[],
+  options: WaterfallOptions = {},
+): string {
+  const colors = createColors(options.color ?? false);
+  const width = options.width ?? Number.POSITIVE_INFINITY;
+  const { spans, snapshots } = withoutSnapshots(allSpans);
+  const traces = new Map<string, ReceivedSpan[]>();
+  for (const span of spans) {
+    const list = traces.get(span.traceId) ?? [];
+    list.push(span);
+    traces.set(span.traceId, list);
+  }
+  const blocks: string[] = [];
+  const ordered = [...traces.values()].sort((left, right) =>
+    compareBigint(earliest(left), earliest(right)),
+  );
+  for (const traceSpans of ordered) {
+    const roots = buildTree(traceSpans);
+    const start = earliest(traceSpans);
+    const end = traceSpans.reduce(
+      (latest, span) => (span.endTimeUnixNano > latest ? span.endTimeUnixNano : latest),
+      start,
+    );
+    const total = end - start;
+    const rows: { label: string; span: ReceivedSpan }[] = [];
+    let drawn = 0;
+    const visit = (node: SpanNode, prefix: string, last: boolean, depth: number): void => {
+      const connector = depth === 0 ? '' : last ? '└─ ' : '├─ ';
+      const span = node.span;
+      drawn += 1;
+      // Names and messages come from the file: escaped, so none can drive the terminal.
+      rows.push({ label: `${prefix}${connector}${printable(span.name)}`, span });
+      const childPrefix = depth === 0 ? '' : `${prefix}${last ? '   ' : '│  '}`;
+      node.children.forEach((child, index) =>
+        visit(child, childPrefix, index === node.children.length - 1, depth + 1),
+      );
+    };
+    roots.forEach((root, index) => visit(root, '', index === roots.length - 1, 0));
+    // Indent, label, bar and the gaps between them, then duration and status must fit.
+    const labelWidth = Math.min(
+      Math.max(...rows.map((row) => row.label.length)),
+      Math.max(12, width - 2 - 2 - MIN_BAR - 2 - STATUS_ROOM),
+    );
+    const barWidth =
+      options.barWidth ??
+      Math.max(MIN_BAR, Math.min(MAX_BAR, width - 2 - labelWidth - 2 - 2 - STATUS_ROOM));
+    const header = `trace ${traceSpans[0]!.traceId}  ${drawn} span${drawn === 1 ? '' : 's'}  ${formatDuration(total)}`;
+    blocks.push(
+      [
+        fit([{ text: header, paint: colors.bold }], width),
+        ...rows.map((row) =>
+          fit(
+            [
+              { text: `  ${cut(row.label, labelWidth).padEnd(labelWidth)}  ` },
+              { text: drawBar(row.span, start, total, barWidth), paint: colors.cyan },
+              { text: '  ' },
+              ...describe(row.span, colors),
+            ],
+            width,
+          ),
+        ),
+      ].join('\n'),
+    );
+  }
+  const footer =
+    snapshots === 0
+      ? ''
+      : `\n${snapshots} in-flight update${snapshots === 1 ? ' was' : 's were'} exported while calls ran.\n`;
+  return `${blocks.join('\n\n')}\n${footer}`;
+}
+
+/**
+ * The spans to draw: every span but in-flight snapshots, plus the latest snapshot of each call
+ * whose final span is not there (it never ended); and how many snapshots there were.
+ */
+function withoutSnapshots(spans: readonly ReceivedSpan[]): {
+  spans: ReceivedSpan[];
+  snapshots: number;
+} {
+  const drawn: ReceivedSpan[] = [];
+  const latest = new Map<string, ReceivedSpan>();
+  const spanIds = new Set<string>();
+  let snapshots = 0;
+  for (const span of spans) {
+    if (span.attributes['tooltrace.inflight'] !== true) {
+      drawn.push(span);
+      spanIds.add(`${span.traceId}/${span.spanId}`);
+      continue;
+    }
+    snapshots += 1;
+    const call = `${span.traceId}/${span.parentSpanId}`;
+    const previous = latest.get(call);
+    if (previous === undefined || updateOf(span) > updateOf(previous)) latest.set(call, span);
+  }
+  for (const [call, snapshot] of latest) if (!spanIds.has(call)) drawn.push(snapshot);
+  return { spans: drawn, snapshots };
+}
+
+function updateOf(span: ReceivedSpan): number {
+  return numberOf(span.attributes['tooltrace.inflight.update']);
+}
+
+/**
+ * The spans of one trace as trees. A span whose parent is missing is a root; a span id seen
+ * twice (an export retried, a file concatenated with itself) is drawn once; spans whose parent
+ * links form a cycle, which no tracer writes but a hand-edited file may hold, are drawn as roots
+ * rather than left out.
+ */
+function buildTree(spans: readonly ReceivedSpan[]): SpanNode[] {
+  const nodes = new Map<string, SpanNode>();
+  for (const span of spans) {
+    if (!nodes.has(span.spanId)) nodes.set(span.spanId, { span, children: [] });
+  }
+  const roots: SpanNode[] = [];
+  for (const node of nodes.values()) {
+    const parent = nodes.get(node.span.parentSpanId);
+    if (parent === undefined || parent === node) roots.push(node);
+    else parent.children.push(node);
+  }
+  const reached = new Set<SpanNode>();
+  const reach = (node: SpanNode): void => {
+    reached.add(node);
+    node.children.forEach(reach);
+  };
+  roots.forEach(reach);
+  for (const node of nodes.values()) {
+    if (reached.has(node)) continue;
+    // In a cycle: cut it here, keeping the rest of the cycle as this node's descendants.
+    const parent = nodes.get(node.span.parentSpanId)!;
+    parent.children.splice(parent.children.indexOf(node), 1);
+    roots.push(node);
+    reach(node);
+  }
+  const byStart = (left: SpanNode, right: SpanNode): number =>
+    compareBigint(left.span.startTimeUnixNano, right.span.startTimeUnixNano);
+  for (const node of nodes.values()) node.children.sort(byStart);
+  return roots.sort(byStart);
+}
+
+function drawBar(span: ReceivedSpan, start: bigint, total: bigint, width: number): string {
+  if (total <= 0n) return '█'.padEnd(width, ' ');
+  const from = Number(((span.startTimeUnixNano - start) * BigInt(width)) / total);
+  const to = Number(((span.endTimeUnixNano - start) * BigInt(width)) / total);
+  const length = Math.max(1, to - from);
+  const offset = Math.min(from, width - length);
+  return `${' '.repeat(offset)}${'█'.repeat(length)}`.padEnd(width, ' ');
+}
+
+/**
+ * `segments` joined, cut to `width` columns with `…` as the last one when anything was cut;
+ * each segment is painted after cutting, so that no escape code is cut in half.
+ */
+function fit(segments: readonly Segment[], width: number): string {
+  const total = segments.reduce((length, segment) => length + segment.text.length, 0);
+  let room = total <= width ? total : width - 1;
+  let line = '';
+  for (const segment of segments) {
+    const text = segment.text.slice(0, Math.max(0, room));
+    room -= text.length;
+    if (text !== '') line += segment.paint === undefined ? text : segment.paint(text);
+  }
+  return total <= width ? line : `${line}…`;
+}
+
+/** `text` in at most `room` columns, ending in `…` when cut. */
+function cut(text: string, room: number): string {
+  return text.length <= room ? text : `${text.slice(0, Math.max(0, room - 1))}…`;
+}
+
+function describe(span: ReceivedSpan, colors: ReturnType<typeof createColors>): Segment[] {
+  const attributes = span.attributes;
+  const parts: Segment[] = [
+    { text: formatDuration(span.endTimeUnixNano - span.startTimeUnixNano).padStart(7) },
+  ];
+  const cancelled =
+    attributes['tooltrace.tool.cancelled'] === true || attributes['error.type'] === 'cancelled';
+  if (cancelled) parts.push({ text: 'CANCELLED', paint: colors.yellow });
+  else if (span.status.code === STATUS_ERROR) parts.push({ text: 'ERROR', paint: colors.red });
+  else if (span.status.code === STATUS_OK) parts.push({ text: 'OK', paint: colors.green });
+  // Turns and model calls leave the status unset when they succeed, as the conventions ask.
+  else if (typeof attributes['tooltrace.span.kind'] !== 'string') parts.push({ text: 'UNSET' });
+  const endReason = attributes['tooltrace.end_reason'];
+  if (typeof endReason === 'string' && endReason !== 'result') {
+    parts.push({ text: `(${endReason})` });
+  }
+  const summary: string[] = [];
+  const input = attributes['gen_ai.usage.input_tokens'];
+  const output = attributes['gen_ai.usage.output_tokens'];
+  if (input !== undefined || output !== undefined) {
+    summary.push(
+      `${formatCount(numberOf(input))} in / ${formatCount(numberOf(output))} out tokens`,
+    );
+  }
+  const chunks = numberOf(attributes['tooltrace.llm.stream.chunks']);
+  if (chunks > 0) {
+    const first = attributes['gen_ai.response.time_to_first_chunk'];
+    summary.push(
+      `${chunks} chunks${typeof first === 'number' ? `, first after ${formatMilliseconds(first * 1000)}` : ''}`,
+    );
+  }
+  const partials = numberOf(attributes['tooltrace.stream.partial.count']);
+  const progress = numberOf(attributes['tooltrace.stream.progress.count']);
+  if (partials > 0) {
+    const bytes = numberOf(attributes['tooltrace.stream.partial.bytes']);
+    summary.push(`${partials} partial${partials === 1 ? '' : 's'} (${formatBytes(bytes)})`);
+    const first = attributes['tooltrace.stream.time_to_first_partial_ms'];
+    if (typeof first === 'number') summary.push(`first after ${formatMilliseconds(first)}`);
+  }
+  if (progress > 0) {
+    const last = attributes['tooltrace.stream.last_progress'];
+    summary.push(
+      `${progress} progress${typeof last === 'number' && last >= 0 ? ` to ${Math.round(last * 100)}%` : ''}`,
+    );
+  }
+  const coalesced = numberOf(attributes['tooltrace.stream.events.coalesced']);
+  if (coalesced > 0) summary.push(`${coalesced} coalesced`);
+  if (span.events.length > 0) summary.push(`${span.events.length} span events`);
+  if (summary.length > 0) parts.push({ text: summary.join(', '), paint: colors.dim });
+  if (span.status.code === STATUS_ERROR && span.status.message !== '') {
+    // One row per span: a multi-line message (a stack trace) is folded onto it.
+    const message = printable(span.status.message.replace(/\s+/g, ' ').trim());
+    parts.push({ text: `"${message}"`, paint: colors.red });
+  }
+  return parts.flatMap((part, index) => (index === 0 ? [part] : [{ text: '  ' }, part]));
+}
+
+function earliest(spans: readonly ReceivedSpan[]): bigint {
+  return spans.reduce(
+    (first, span) => (span.startTimeUnixNano < first ? span.startTimeUnixNano : first),
+    spans[0]!.startTimeUnixNano,
+  );
+}
+
+function compareBigint(left: bigint, right: bigint): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+function numberOf(value: unknown): number {
+  return typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : 0;
+}
+
+/** A duration in nanoseconds, as `850µs`, `12.3ms` or `1.52s`. */
+export function formatDuration(nanos: bigint): string {
+  return formatMilliseconds(Number(nanos) / 1e6);
+}
+
+function formatMilliseconds(milliseconds: number): string {
+  if (milliseconds < 1) return `${Math.round(milliseconds * 1000)}µs`;
+  if (milliseconds < 1000) return `${milliseconds.toFixed(milliseconds < 10 ? 1 : 0)}ms`;
+  return `${(milliseconds / 1000).toFixed(2)}s`;
+}
+
+function formatCount(count: number): string {
+  return count < 1000 ? String(count) : `${(count / 1000).toFixed(1)}k`;
+}
+
+function formatBytes(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
+}

@@ -1,0 +1,113 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { DrawnSpans } from '../../src/view/drawn-spans.js';
+import { readJournalSpans } from '../../src/view/read-journal-spans.js';
+import { runView } from '../../src/view/run-view.js';
+import type { ReceivedSpan } from '../../src/otlp/index.js';
+import { journalText } from '../sidecar/journal-lines.js';
+import { delegateJournal } from '../sidecar/nexus-journal.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** `text` as chunks of `size` bytes, cut wherever that falls (mid-line, mid-character). */
+function* chunksOf(text: string, size: number): Iterable<Uint8Array> {
+  const bytes = Buffer.from(text);
+  for (let start = 0; start < bytes.length; start += size) {
+    yield bytes.subarray(start, start + size);
+  }
+}
+
+function span(traceId: string, spanId: string, parentSpanId = 'parent'): ReceivedSpan {
+  return { traceId, spanId, parentSpanId } as ReceivedSpan;
+}
+
+describe('readJournalSpans()', () => {
+  it('streams a journal cut at any byte into the spans of its calls', async () => {
+    const journal = await readJournalSpans(chunksOf(journalText({ calls: 40 }), 97));
+    expect(journal.events).toBe(40 * 12);
+    expect(journal.badLines).toBe(0);
+    const tools = journal.spans.filter((received) => received.name === 'execute_tool search');
+    expect(tools).toHaveLength(40);
+    expect(tools.every((received) => received.status.code === 1)).toBe(true);
+  });
+
+  it('skips bad lines with their numbers, counts dropped fields, and ends the sub-agent at its own time', async () => {
+    const text = `${delegateJournal()}not json\n{"type":"x"}\n`;
+    const bad: string[] = [];
+    const journal = await readJournalSpans(chunksOf(text, 50), {
+      onBadLine: (number, failure) => bad.push(`${number} ${failure.reason}`),
+    });
+    expect(bad).toEqual(['7 not_json', '8 missing_field']);
+    expect(journal.badLines).toBe(2);
+    expect(journal.fieldsDropped).toEqual({ 'subagent.complete payload.Iterations': 2 });
+    const subagent = journal.spans.find((received) => received.name === 'invoke_agent summarise');
+    expect(subagent?.attributes['tooltrace.end_reason']).toBe('result');
+  });
+
+  it('ends calls still open when the journal ends, without waiting for anything', async () => {
+    const journal = await readJournalSpans(
+      chunksOf(journalText({ calls: 3, leaveLastOpen: true }), 4096),
+    );
+    const ends = journal.spans.map((received) => received.attributes['tooltrace.end_reason']);
+    expect(ends.filter((reason) => reason === 'shutdown')).toHaveLength(1);
+  });
+
+  it('reads what a stream gives as it gives it', async () => {
+    const stream = new PassThrough();
+    const reading = readJournalSpans(stream);
+    const lines = journalText({ calls: 2 });
+    stream.write(lines.slice(0, 100));
+    stream.end(lines.slice(100));
+    expect((await reading).spans).toHaveLength(2);
+  });
+});
+
+describe('DrawnSpans', () => {
+  it('holds a trace up to its bound, keeps its root, and counts the rest of it', () => {
+    const drawn = new DrawnSpans({ maxSpansPerTrace: 2 });
+    for (const id of ['a', 'b', 'c', 'd']) drawn.add(span('t1', id));
+    drawn.add(span('t1', 'root', ''));
+    expect(drawn.spans.map((held) => held.spanId)).toEqual(['a', 'b', 'root']);
+    expect(drawn.leftOut().traces).toEqual([
+      { traceId: 't1', drawn: 3, leftOut: 2, limit: 'trace' },
+    ]);
+  });
+
+  it('takes no new trace past its total bound, counting those traces and their spans', () => {
+    const drawn = new DrawnSpans({ maxSpans: 2 });
+    drawn.add(span('t1', 'a'));
+    drawn.add(span('t2', 'b'));
+    drawn.add(span('t3', 'c'));
+    drawn.add(span('t3', 'd'));
+    drawn.add(span('t4', 'e'));
+    drawn.add(span('t1', 'f'));
+    drawn.add(span('t1', 'root', ''));
+    expect(drawn.spans.map((held) => held.spanId)).toEqual(['a', 'b', 'root']);
+    expect(drawn.leftOut()).toEqual({
+      traces: [{ traceId: 't1', drawn: 2, leftOut: 1, limit: 'total' }],
+      tracesNotDrawn: 2,
+      spansNotDrawn: 3,
+    });
+  });
+});
+
+describe('runView()', () => {
+  it('draws the part of a trace too large to draw whole, and says so', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'tooltrace-view-limits-'));
+    try {
+      const path = join(directory, 'nested.ndjson');
+      await writeFile(path, journalText({ calls: 30, nested: true }));
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      const code = await runView(path, { limits: { maxSpansPerTrace: 10 }, stdout, stderr });
+      expect(code).toBe(0);
+      expect(String(stdout.read())).toMatch(/^trace [0-9a-f]{32} {2}11 spans /);
+      expect(String(stderr.read())).toMatch(
+        /^tooltrace view: .*nested\.ndjson: trace [0-9a-f]{32} is too large to draw whole: 11 spans drawn, 19 more left out\n$/,
+      );
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+});
