@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { context, propagation, type MeterProvider } from '@opentelemetry/api';
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type {
+  McpServer as McpServer2,
+  RegisteredTool as RegisteredTool2,
+} from '@modelcontextprotocol/server';
 import type { AnySchema, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type {
@@ -27,6 +31,7 @@ import { McpOperationMetrics } from './mcp-operation-metrics.js';
 import { networkTransportOf } from './network-transport.js';
 import { ProgressNotifier } from './progress-notifier.js';
 import { registerTaskTool } from './serve-mcp-task.js';
+import { servedRequestOf, type ServedRequest } from './served-request.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -109,8 +114,22 @@ export interface ServeMcpToolsOptions {
 export function serveMcpTools(
   server: McpServer,
   tools: readonly (ChannelTool | McpServedTool)[],
+  options?: ServeMcpToolsOptions,
+): RegisteredTool[];
+/** The same on the 2.x line's `McpServer` (`@modelcontextprotocol/server`); no tasks there. */
+export function serveMcpTools(
+  server: McpServer2,
+  tools: readonly (ChannelTool | McpServedTool)[],
+  options?: ServeMcpToolsOptions,
+): RegisteredTool2[];
+export function serveMcpTools(
+  anyServer: McpServer | McpServer2,
+  tools: readonly (ChannelTool | McpServedTool)[],
   options: ServeMcpToolsOptions = {},
-): RegisteredTool[] {
+): (RegisteredTool | RegisteredTool2)[] {
+  // Both lines' registerTool take (name, config, callback); the callback's context differs and
+  // is read through servedRequestOf.
+  const server = anyServer as McpServer;
   if (server === null || typeof server !== 'object' || typeof server.registerTool !== 'function') {
     throw new TypeError('server must be an McpServer');
   }
@@ -137,21 +156,31 @@ export function serveMcpTools(
         served,
         config,
         (input, extra, signal) =>
-          startCall(bus, source, served, input, extra, networkOf(server, options), metrics, signal),
+          startCall(
+            bus,
+            source,
+            served,
+            input,
+            servedRequestOf(extra),
+            networkOf(server, options),
+            metrics,
+            signal,
+          ),
         { pollInterval: options.taskPollInterval ?? 500, ttl: options.taskTtl ?? 300_000 },
       );
     }
     const serve = async (input: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+      const request = servedRequestOf(extra);
       const call = startCall(
         bus,
         source,
         served,
         input,
-        extra,
+        request,
         networkOf(server, options),
         metrics,
       );
-      call.relay.listen(new ProgressNotifier(extra));
+      call.relay.listen(new ProgressNotifier(request));
       return call.result;
     };
     // With a schema the SDK passes (arguments, extra), without one just (extra).
@@ -173,19 +202,19 @@ export function startCall(
   source: string,
   served: McpServedTool,
   input: Record<string, unknown>,
-  extra: Extra,
+  request: ServedRequest,
   network: string | undefined,
   metrics: McpOperationMetrics,
-  signal: AbortSignal = extra.signal,
+  signal: AbortSignal = request.signal,
 ): ServedCall {
   const name = served.tool.name;
   const record = metrics.start(name);
-  const requestId = String(extra.requestId);
+  const requestId = String(request.requestId);
   const attributes: Record<string, ToolAttributeValue> = {
     [ATTR_MCP_METHOD_NAME]: METHOD_TOOLS_CALL,
     [ATTR_JSONRPC_REQUEST_ID]: requestId,
   };
-  if (extra.sessionId !== undefined) attributes[ATTR_MCP_SESSION_ID] = extra.sessionId;
+  if (request.sessionId !== undefined) attributes[ATTR_MCP_SESSION_ID] = request.sessionId;
   if (network !== undefined) attributes[ATTR_NETWORK_TRANSPORT] = network;
   const call: ToolCall = {
     id: `mcp_${requestId}_${randomBytes(4).toString('hex')}`,
@@ -195,7 +224,7 @@ export function startCall(
   };
   if (served.description !== undefined) call.description = served.description;
   const relay = new StreamRelay(served.tool);
-  const parent = propagation.extract(context.active(), extra._meta ?? {});
+  const parent = propagation.extract(context.active(), request.meta ?? {});
   const result = (async (): Promise<CallToolResult> => {
     try {
       await context.with(parent, () =>
