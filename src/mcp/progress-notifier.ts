@@ -1,8 +1,5 @@
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { toolOutput } from '../streamtool/tool-output.js';
-
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+import type { ServedRequest } from './served-request.js';
 
 /**
  * Sends a served call's stream to the client as `notifications/progress`, when the client asked
@@ -15,7 +12,7 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  * the output as it comes.
  */
 export class ProgressNotifier {
-  readonly #extra: Extra;
+  readonly #request: ServedRequest;
   readonly #token: string | number | undefined;
   /** Notifications sent so far: the next one's `progress` is one more. */
   #count = 0;
@@ -23,9 +20,9 @@ export class ProgressNotifier {
   /** Notifications the transport refused (it closed); nothing else is sent after one. */
   #failed = false;
 
-  constructor(extra: Extra) {
-    this.#extra = extra;
-    const token = extra._meta?.progressToken;
+  constructor(request: ServedRequest) {
+    this.#request = request;
+    const token = request.meta?.progressToken;
     this.#token = typeof token === 'string' || typeof token === 'number' ? token : undefined;
   }
 
@@ -55,7 +52,7 @@ export class ProgressNotifier {
     if (fraction !== undefined && fraction > 0) params.total = progress / fraction;
     if (message !== undefined && message !== '') params.message = message;
     try {
-      await this.#extra.sendNotification({ method: 'notifications/progress', params });
+      await this.#request.notify({ method: 'notifications/progress', params });
     } catch {
       // The client is gone; the call's result will not reach it either.
       this.#failed = true;

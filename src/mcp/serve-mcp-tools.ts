@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { context, propagation } from '@opentelemetry/api';
+import { context, propagation, type MeterProvider } from '@opentelemetry/api';
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type {
+  McpServer as McpServer2,
+  RegisteredTool as RegisteredTool2,
+} from '@modelcontextprotocol/server';
 import type { AnySchema, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type {
@@ -20,11 +24,14 @@ import {
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_SESSION_ID,
   ATTR_NETWORK_TRANSPORT,
+  ERROR_TYPE_TOOL_ERROR,
   METHOD_TOOLS_CALL,
 } from './mcp-attribute-names.js';
+import { McpOperationMetrics } from './mcp-operation-metrics.js';
 import { networkTransportOf } from './network-transport.js';
 import { ProgressNotifier } from './progress-notifier.js';
 import { registerTaskTool } from './serve-mcp-task.js';
+import { servedRequestOf, type ServedRequest } from './served-request.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -81,6 +88,14 @@ export interface ServeMcpToolsOptions {
    * @default 300000
    */
   taskTtl?: number;
+  /**
+   * Where `mcp.server.operation.duration` is recorded: one value per served `tools/call` (a task
+   * from `tools/call` to its result), in seconds, with `mcp.method.name`, `gen_ai.tool.name`,
+   * `network.transport` when known, and `error.type` when the call failed (`tool_error`, or the
+   * tool's own) or was cancelled (`cancelled`). With none registered, nothing is recorded.
+   * @default the global provider (`metrics.getMeterProvider()`)
+   */
+  meterProvider?: MeterProvider;
 }
 
 /**
@@ -93,13 +108,28 @@ export interface ServeMcpToolsOptions {
  * client's `notifications/cancelled` aborts the tool. With a `bus`, the call's `tool.invoke`
  * carries `mcp.method.name`, `jsonrpc.request.id`, `mcp.session.id` and `network.transport` as
  * span attributes, and is emitted inside the context extracted from `params._meta` through the
- * configured propagators. Returns the registered tools.
+ * configured propagators. Each call's duration is recorded as `mcp.server.operation.duration`
+ * (see {@link ServeMcpToolsOptions.meterProvider}). Returns the registered tools.
  */
 export function serveMcpTools(
   server: McpServer,
   tools: readonly (ChannelTool | McpServedTool)[],
+  options?: ServeMcpToolsOptions,
+): RegisteredTool[];
+/** The same on the 2.x line's `McpServer` (`@modelcontextprotocol/server`); no tasks there. */
+export function serveMcpTools(
+  server: McpServer2,
+  tools: readonly (ChannelTool | McpServedTool)[],
+  options?: ServeMcpToolsOptions,
+): RegisteredTool2[];
+export function serveMcpTools(
+  anyServer: McpServer | McpServer2,
+  tools: readonly (ChannelTool | McpServedTool)[],
   options: ServeMcpToolsOptions = {},
-): RegisteredTool[] {
+): (RegisteredTool | RegisteredTool2)[] {
+  // Both lines' registerTool take (name, config, callback); the callback's context differs and
+  // is read through servedRequestOf.
+  const server = anyServer as McpServer;
   if (server === null || typeof server !== 'object' || typeof server.registerTool !== 'function') {
     throw new TypeError('server must be an McpServer');
   }
@@ -107,6 +137,7 @@ export function serveMcpTools(
   if (!Array.isArray(given)) throw new TypeError('tools must be an array of ChannelTools');
   const bus = options.bus ?? new EventBus();
   const source = options.source ?? 'mcp.server';
+  const metrics = new McpOperationMetrics('server', options.meterProvider);
   return tools.map((entry) => {
     const served: McpServedTool = 'tool' in entry ? entry : { tool: entry };
     const tool = served.tool;
@@ -125,13 +156,31 @@ export function serveMcpTools(
         served,
         config,
         (input, extra, signal) =>
-          startCall(bus, source, served, input, extra, networkOf(server, options), signal),
+          startCall(
+            bus,
+            source,
+            served,
+            input,
+            servedRequestOf(extra),
+            networkOf(server, options),
+            metrics,
+            signal,
+          ),
         { pollInterval: options.taskPollInterval ?? 500, ttl: options.taskTtl ?? 300_000 },
       );
     }
     const serve = async (input: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
-      const call = startCall(bus, source, served, input, extra, networkOf(server, options));
-      call.relay.listen(new ProgressNotifier(extra));
+      const request = servedRequestOf(extra);
+      const call = startCall(
+        bus,
+        source,
+        served,
+        input,
+        request,
+        networkOf(server, options),
+        metrics,
+      );
+      call.relay.listen(new ProgressNotifier(request));
       return call.result;
     };
     // With a schema the SDK passes (arguments, extra), without one just (extra).
@@ -153,17 +202,19 @@ export function startCall(
   source: string,
   served: McpServedTool,
   input: Record<string, unknown>,
-  extra: Extra,
+  request: ServedRequest,
   network: string | undefined,
-  signal: AbortSignal = extra.signal,
+  metrics: McpOperationMetrics,
+  signal: AbortSignal = request.signal,
 ): ServedCall {
   const name = served.tool.name;
-  const requestId = String(extra.requestId);
+  const record = metrics.start(name);
+  const requestId = String(request.requestId);
   const attributes: Record<string, ToolAttributeValue> = {
     [ATTR_MCP_METHOD_NAME]: METHOD_TOOLS_CALL,
     [ATTR_JSONRPC_REQUEST_ID]: requestId,
   };
-  if (extra.sessionId !== undefined) attributes[ATTR_MCP_SESSION_ID] = extra.sessionId;
+  if (request.sessionId !== undefined) attributes[ATTR_MCP_SESSION_ID] = request.sessionId;
   if (network !== undefined) attributes[ATTR_NETWORK_TRANSPORT] = network;
   const call: ToolCall = {
     id: `mcp_${requestId}_${randomBytes(4).toString('hex')}`,
@@ -173,16 +224,23 @@ export function startCall(
   };
   if (served.description !== undefined) call.description = served.description;
   const relay = new StreamRelay(served.tool);
-  const parent = propagation.extract(context.active(), extra._meta ?? {});
+  const parent = propagation.extract(context.active(), request.meta ?? {});
   const result = (async (): Promise<CallToolResult> => {
     try {
       await context.with(parent, () =>
         runAsInvokeHandler(bus, call, source, () => bridge(bus, relay, call, { signal, source })),
       );
     } catch (error) {
+      const errorType = signal.aborted ? 'cancelled' : (relay.errorType ?? ERROR_TYPE_TOOL_ERROR);
+      record({ callAttributes: attributes, errorType });
       return { content: [{ type: 'text', text: messageOf(error) }], isError: true };
     }
-    return resultOf(relay.output);
+    const answer = resultOf(relay.output);
+    record({
+      callAttributes: attributes,
+      errorType: answer.isError === true ? ERROR_TYPE_TOOL_ERROR : undefined,
+    });
+    return answer;
   })();
   return { call, relay, result };
 }
@@ -209,6 +267,8 @@ export class StreamRelay implements ChannelTool {
   readonly name: string;
   /** The final payload: `complete`'s, or the last partial's when the stream just ends. */
   output: unknown;
+  /** The `error.type` the tool's `error` event named, if it named one. */
+  errorType: string | undefined;
   readonly #tool: ChannelTool;
   readonly #listeners: StreamListener[] = [];
 
@@ -233,6 +293,8 @@ export class StreamRelay implements ChannelTool {
         for (const listener of this.#listeners) await listener.partial(event.payload);
       } else if (event?.kind === 'complete') {
         this.output = event.payload;
+      } else if (event?.kind === 'error' && typeof event.errorType === 'string') {
+        this.errorType = event.errorType;
       }
       yield event;
     }
