@@ -6,7 +6,7 @@ import type {
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ToolCancelledError } from '../errors/index.js';
 import { toolOutput } from '../streamtool/tool-output.js';
-import type { McpServedTool, ServedCall, StreamListener } from './serve-mcp-tools.js';
+import type { McpServedTool, ServedCall, StreamListener } from './served-tool.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type TaskExtra = Extra & { taskStore: RequestTaskStore };
