@@ -69,7 +69,7 @@ const mayImport = {
  */
 const barrels = {
   otel: ['index.js', 'internal.js'],
-  otlp: ['index.js'],
+  otlp: ['index.js', 'read.js'],
   view: ['index.js'],
 };
 

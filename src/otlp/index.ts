@@ -7,20 +7,16 @@
  * `view` import it; nothing else reads or writes OTLP by hand.
  * Internal: the package has no `./otlp` entry, `tooltrace/testing` re-exports what its users need.
  */
-export type { ReceivedSpan, ReceivedSpanEvent, ReceivedSpanLink } from './received-span.js';
-export type { ReceivedLogRecord } from './received-log-record.js';
-export type { ReceivedMetricPoint } from './received-metric-point.js';
-export type { ReceivedScope } from './received-scope.js';
-export type { PlainValue } from './any-value.js';
-export { decodeTraceRequest } from './decode-trace-request.js';
-export { decodeLogsRequest } from './decode-logs-request.js';
-export { decodeMetricsRequest } from './decode-metrics-request.js';
-export { decodeTraceProtobuf } from './decode-trace-protobuf.js';
-export { OtlpDecodeError } from './otlp-decode-error.js';
-export { contentTypeOf, otlpEncodingOf } from './otlp-encoding.js';
-export type { OtlpEncoding } from './otlp-encoding.js';
-export { ProtobufReader, WIRE } from './protobuf-reader.js';
 export {
+  decodeTraceRequest,
+  decodeLogsRequest,
+  decodeMetricsRequest,
+  decodeTraceProtobuf,
+  OtlpDecodeError,
+  contentTypeOf,
+  otlpEncodingOf,
+  ProtobufReader,
+  WIRE,
   FIXED32,
   FIXED64,
   hexValue,
@@ -32,17 +28,26 @@ export {
   VARINT,
   varint,
   varintSize,
-} from './protobuf-writer.js';
-export { ShortStringCache } from './short-string-cache.js';
-export {
+  ShortStringCache,
   decodePartialSuccess,
   decodeRetryInfoDelay,
   decodeRpcStatus,
   encodePartialSuccess,
   encodeRetryStatus,
   encodeRpcStatus,
-} from './otlp-response.js';
-export type { PartialSuccess, RpcStatus } from './otlp-response.js';
+} from './read.js';
+export type {
+  ReceivedSpan,
+  ReceivedSpanEvent,
+  ReceivedSpanLink,
+  ReceivedLogRecord,
+  ReceivedMetricPoint,
+  ReceivedScope,
+  PlainValue,
+  OtlpEncoding,
+  PartialSuccess,
+  RpcStatus,
+} from './read.js';
 export { OtlpTraceEncoder } from './otlp-trace-encoder.js';
 export { OtlpJsonTraceEncoder } from './otlp-json-encoder.js';
 export { NumberTypes } from './number-types.js';

@@ -23,7 +23,7 @@ export {
   decodeTraceRequest,
   OtlpDecodeError,
   otlpEncodingOf,
-} from '../otlp/index.js';
+} from '../otlp/read.js';
 export type {
   OtlpEncoding,
   ReceivedLogRecord,
@@ -32,6 +32,6 @@ export type {
   ReceivedSpan,
   ReceivedSpanEvent,
   ReceivedSpanLink,
-} from '../otlp/index.js';
+} from '../otlp/read.js';
 export { RecordingSubscriber } from './recording-subscriber.js';
 export type { RecordingSubscriberOptions } from './recording-subscriber.js';

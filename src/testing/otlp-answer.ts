@@ -4,7 +4,7 @@ import {
   encodePartialSuccess,
   encodeRpcStatus,
   type OtlpEncoding,
-} from '../otlp/index.js';
+} from '../otlp/read.js';
 
 /** gRPC status codes carried in the `google.rpc.Status` body of a failure answer. */
 export const RPC_CODE = {

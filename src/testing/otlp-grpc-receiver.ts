@@ -6,7 +6,7 @@ import {
   encodeRetryStatus,
   OtlpDecodeError,
   type ReceivedSpan,
-} from '../otlp/index.js';
+} from '../otlp/read.js';
 import { CountWaiters, type WaitFailure } from './count-waiters.js';
 import { ReceiverWaitError } from './receiver-wait-error.js';
 

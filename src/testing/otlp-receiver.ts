@@ -9,7 +9,7 @@ import {
   type ReceivedLogRecord,
   type ReceivedMetricPoint,
   type ReceivedSpan,
-} from '../otlp/index.js';
+} from '../otlp/read.js';
 import { CountWaiters, type WaitFailure } from './count-waiters.js';
 import { RPC_CODE, writeOtlpAnswer, type OtlpAnswer } from './otlp-answer.js';
 import { decompressBody, readRequestBody } from './read-request-body.js';
