@@ -8,7 +8,9 @@
  * - the rate actually sent (the generator catches up when it falls behind, and says so);
  * - the sidecar's CPU % after warm-up (100 % is one core) and CPU % per 1 k events/s;
  * - its RSS after warm-up, at the end, and the slope of a least-squares line through the
- *   samples after warm-up (MB per minute), which must be flat;
+ *   samples after warm-up (MB per minute), which must be flat; beside it the V8 heap in use right
+ *   after a full collection, every 15 s (a preloaded `gc()`, about 0.2 % of a core), whose slope
+ *   tells a leak from a heap still growing into its limits;
  * - loss: after the load stops and the sidecar is stopped (SIGTERM: it exports what it holds),
  *   every call sent must have arrived as exactly one `execute_tool` span.
  *
@@ -40,6 +42,9 @@ const WARM_UP_SHARE = 0.2;
 const TOKEN = 'load-bench-token';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'cli.js');
+const HEAP_MARK = 'TOOLTRACE_BENCH_HEAP=';
+/** Preloaded into the sidecar (with `--expose-gc`): the heap in use after a full collection. */
+const HEAP_SAMPLER = `data:text/javascript,setInterval(()=>{globalThis.gc();process.stderr.write('${HEAP_MARK}'+process.memoryUsage().heapUsed+'\\n')},15000).unref()`;
 /** Clock ticks per second of `/proc/<pid>/stat`'s utime and stime (`getconf CLK_TCK`). */
 const CLOCK_TICKS = 100;
 
@@ -180,12 +185,27 @@ function slope(points: readonly { x: number; y: number }[]): number {
 }
 
 /** Starts the built sidecar listening on a free port; resolves once it says where. */
-async function startSidecar(
-  otlpUrl: string,
-): Promise<{ url: URL; pid: number; stop: () => Promise<number | null> }> {
+async function startSidecar(otlpUrl: string): Promise<{
+  url: URL;
+  pid: number;
+  heapMb: () => number[];
+  stop: () => Promise<number | null>;
+}> {
   const child = spawn(
     process.execPath,
-    [CLI, 'sidecar', '--listen', '127.0.0.1:0', '--token', TOKEN, '--status-interval', '0'],
+    [
+      '--expose-gc',
+      '--import',
+      HEAP_SAMPLER,
+      CLI,
+      'sidecar',
+      '--listen',
+      '127.0.0.1:0',
+      '--token',
+      TOKEN,
+      '--status-interval',
+      '0',
+    ],
     {
       env: {
         ...process.env,
@@ -210,6 +230,10 @@ async function startSidecar(
   return {
     url,
     pid: child.pid!,
+    heapMb: () =>
+      [...stderr.matchAll(new RegExp(`${HEAP_MARK}(\\d+)`, 'g'))].map(
+        (match) => Number(match[1]) / 1024 / 1024,
+      ),
     stop: async () => {
       child.kill('SIGTERM');
       const code = await exited;
@@ -284,6 +308,8 @@ async function runAt(rate: number, receiver: ReceiverWorker, otlpUrl: string): P
     }
   }
   const seconds = (performance.now() - started) / 1000;
+  // One heap sample every 15 s from start: those after warm-up.
+  const heap = sidecar.heapMb().filter((_, index) => (index + 1) * 15 >= SECONDS * WARM_UP_SHARE);
   const code = await sidecar.stop();
   // Calls cut by the end of the load are still open: only completed calls count.
   const completed = mix.completed;
@@ -300,12 +326,18 @@ async function runAt(rate: number, receiver: ReceiverWorker, otlpUrl: string): P
   const cpuPercent = ((last.cpuSeconds - first.cpuSeconds) / (last.seconds - first.seconds)) * 100;
   const achieved = (last.sentEvents - first.sentEvents) / (last.seconds - first.seconds);
   const rssSlope = slope(steady.map((sample) => ({ x: sample.seconds / 60, y: sample.rssMb })));
-  const flat = Math.abs(rssSlope) * (SECONDS / 60) < Math.max(8, first.rssMb * 0.05);
+  const heapSlope = slope(heap.map((mb, index) => ({ x: (index * 15) / 60, y: mb })));
+  // Flat: over the steady part of the run, the fitted line rises less than 5 % of the heap (at
+  // least 2 MB), and RSS less than 5 % of itself (at least 8 MB).
+  const steadyMinutes = (SECONDS * (1 - WARM_UP_SHARE)) / 60;
+  const flat =
+    Math.abs(rssSlope) * steadyMinutes < Math.max(8, first.rssMb * 0.05) &&
+    Math.abs(heapSlope) * steadyMinutes < Math.max(2, (heap[0] ?? 0) * 0.05);
   const lost = completed - Math.min(distinct, completed);
   console.log(
     `${format(rate).padStart(7)} ev/s  sent ${format(achieved).padStart(7)} ev/s  CPU ${cpuPercent.toFixed(1).padStart(5)} %  ` +
       `${((cpuPercent / achieved) * 1000).toFixed(2).padStart(5)} % per 1k ev/s  ` +
-      `RSS ${first.rssMb.toFixed(0)} → ${last.rssMb.toFixed(0)} MB, slope ${rssSlope.toFixed(2)} MB/min (${flat ? 'flat' : 'GROWING'})  ` +
+      `RSS ${first.rssMb.toFixed(0)} → ${last.rssMb.toFixed(0)} MB, slope ${rssSlope.toFixed(2)} MB/min; heap after GC ${(heap[0] ?? 0).toFixed(1)} → ${(heap.at(-1) ?? 0).toFixed(1)} MB, slope ${heapSlope.toFixed(2)} MB/min (${flat ? 'flat' : 'GROWING'})  ` +
       `calls ${completed}, delivered ${Math.min(distinct, completed)}, lost ${lost}  ` +
       `answers ${[...statuses].map(([status, count]) => `${status}×${count}`).join(' ')}` +
       `${behindTicks > 0 ? `  generator behind for ${behindTicks} ticks` : ''}  (${seconds.toFixed(0)} s, exit ${code})`,
