@@ -6,7 +6,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EventBus, type EventInit } from '../../src/bus/index.js';
-import { DerivedIdGenerator, traceToolCalls, type TraceBy } from '../../src/otel/index.js';
+import { DerivedIdGenerator, traceReplay, type TraceBy } from '../../src/otel/index.js';
 import { decodeEnvelope, formatRfc3339Nano } from '../../src/wire/index.js';
 import { at } from './tracing-harness.js';
 
@@ -138,12 +138,11 @@ async function idsOf(
     spanProcessors: [new SimpleSpanProcessor(exporter)],
   });
   const bus = new EventBus();
-  const tracing = traceToolCalls(bus, {
+  const tracing = traceReplay(bus, {
     tracerProvider: provider,
     idGenerator,
     traceBy,
-    liveUpdates: true,
-    liveIntervalMs: 1000,
+    liveUpdates: { enabled: true, intervalMs: 1000 },
     ...(withIds ? {} : { stableEventId: () => '' }),
   });
   for (const event of events) {
