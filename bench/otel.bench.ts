@@ -67,7 +67,12 @@ import {
   type ToolEvent,
   type ToolStreamPartial,
 } from '../src/index.js';
-import { DerivedIdGenerator, traceToolCalls, type ToolCallTracing } from '../src/otel/index.js';
+import {
+  DerivedIdGenerator,
+  traceReplay,
+  traceToolCalls,
+  type ToolCallTracing,
+} from '../src/otel/index.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 4_000);
 const EVENTS_PER_CALL = Number(process.env.BENCH_EVENTS ?? 10);
@@ -659,7 +664,7 @@ async function replayCosts(): Promise<{ traced: number; naive: number }> {
     traced: (bus: EventBus): (() => Promise<void>) => {
       const idGenerator = new DerivedIdGenerator();
       const provider = newProvider(idGenerator);
-      const tracing = traceToolCalls(bus, { tracerProvider: provider, idGenerator });
+      const tracing = traceReplay(bus, { tracerProvider: provider, idGenerator });
       return () => tracing.shutdown();
     },
     naive: (bus: EventBus): (() => Promise<void>) => {

@@ -98,7 +98,7 @@ export async function runDemoAgent(
 
   try {
     return await bus.withCausation({ sessionId, agentId: 'planner', depth: 0 }, () => {
-      bus.emit(IO_SESSION_START, { session_id: sessionId }, { source: 'demo.agent' });
+      bus.emit(IO_SESSION_START, { sessionId }, { source: 'demo.agent' });
       const turn = bus.emit(
         AGENT_TURN_START,
         { turnId: 'turn-1', iteration: 1 },
@@ -151,6 +151,6 @@ async function runTurn(
     { turnId: 'turn-1', iteration: 1 },
     { source: 'demo.agent', causation: { parentId: answer.id } },
   );
-  bus.emit(IO_SESSION_END, { session_id: sessionId }, { source: 'demo.agent' });
+  bus.emit(IO_SESSION_END, { sessionId }, { source: 'demo.agent' });
   return results;
 }

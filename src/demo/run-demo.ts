@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { EventBus } from '../bus/index.js';
-import { traceToolCalls } from '../otel/index.js';
+import { traceReplay } from '../otel/index.js';
 import { forwardEvents } from '../forward/index.js';
 import { renderWaterfall, terminalWidth } from '../view/index.js';
 import { checkSidecarUrl } from '../forward/forward-events.js';
@@ -88,7 +88,8 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   });
   const bus = new EventBus();
   const table = new ToolTable();
-  const tracing = traceToolCalls(bus, {
+  // The replay form, for its derived ids: they let one trace hold the whole session.
+  const tracing = traceReplay(bus, {
     tracerProvider: sink.tracerProvider,
     meterProvider: table.meterProvider,
     idGenerator: sink.idGenerator,

@@ -41,12 +41,12 @@ export type ExternalExportOutcome =
 /** Where the demo and `tooltrace view` send spans, and where they read them back from. */
 export interface TraceSink {
   /**
-   * The provider to give `traceToolCalls`. It only hands out tracers: the subscriber's
+   * The provider to give `traceReplay`. It only hands out tracers: the subscriber's
    * `shutdown()` would flush every processor and so wait for a slow or dead external endpoint
    * before anything is drawn; {@link TraceSink.collect} flushes instead.
    */
   readonly tracerProvider: TracerProvider;
-  /** Give it to `traceToolCalls` too: calls under one causal root then share one trace. */
+  /** Give it to `traceReplay` too: calls under one causal root then share one trace. */
   readonly idGenerator: DerivedIdGenerator;
   /** Where spans go besides the embedded receiver, for the banner. */
   readonly external: string | undefined;

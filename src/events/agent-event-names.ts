@@ -1,4 +1,4 @@
-/** A session begins; payload {@link SessionStart} (`session_id`, as Nexus writes it). */
+/** A session begins; payload {@link SessionStart} (`sessionId`; `session_id` in a journal). */
 export const IO_SESSION_START = 'io.session.start';
 /** A session is over; payload {@link SessionEnd}. */
 export const IO_SESSION_END = 'io.session.end';

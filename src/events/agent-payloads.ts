@@ -1,18 +1,20 @@
 /**
- * Payloads of the agent events around tool calls, in the TypeScript side's camelCase. The wire
- * codec maps the Nexus Go field names (`TurnID`, `RequestID`, `Usage.PromptTokens`, …) onto
- * these; every field is optional because journals leave most of them out.
+ * Payloads of the agent events around tool calls, in the TypeScript side's camelCase: what the
+ * tracer reads, and what a program emitting these events on the bus writes. The wire decoder
+ * maps the Nexus Go field names (`TurnID`, `RequestID`, `Usage.PromptTokens`, …) and snake_case
+ * ones (`session_id`, `turn_id`) onto these; every field is optional because journals leave most
+ * of them out.
  */
 
 /** Payload of `io.session.start`. */
 export interface SessionStart {
-  /** The session (conversation) id; snake case, as the Go original writes it. */
-  session_id?: string;
+  /** The session (conversation) id; a journal line spells it `session_id`, as Nexus writes it. */
+  sessionId?: string;
 }
 
 /** Payload of `io.session.end`. */
 export interface SessionEnd {
-  session_id?: string;
+  sessionId?: string;
 }
 
 /** Payload of `agent.turn.start` and `agent.turn.end`. */

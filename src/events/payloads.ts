@@ -47,7 +47,12 @@ export interface ToolResult {
   outputStructured?: unknown;
 }
 
-/** Fields every `tool.stream.*` payload carries; the keys are the seed's (snake case). */
+/**
+ * Fields every `tool.stream.*` payload carries. The one place the typed payloads are snake_case:
+ * these keys are the seed's, written so by the Go original and by every bridge, on the bus and on
+ * every journal line, and read by every consumer that renders a stream; the wire decoder passes
+ * them through without a copy (most lines of a journal are stream events).
+ */
 export interface ToolStreamBase {
   tool_name: string;
   tool_id: string;

@@ -6,7 +6,13 @@
  */
 export { traceToolCalls } from './trace-tool-calls.js';
 export type { ToolCallTracing } from './trace-tool-calls.js';
-export type { StreamEventsAs, TraceToolCallsOptions } from './options.js';
+export { traceReplay } from './trace-replay.js';
+export type {
+  LiveUpdatesOptions,
+  ReplayTracingOptions,
+  StreamEventsAs,
+  TraceToolCallsOptions,
+} from './options.js';
 export type { TraceBy } from './trace-by.js';
 export type { LoggerProviderLike, StreamLogger, StreamLogRecord } from './logger-provider.js';
 export type { AgentTracingStats, ToolCallTracingStats } from './tracing-stats.js';

@@ -11,7 +11,34 @@ import type { TraceBy } from './trace-by.js';
 /** Where stream events go: span events, log records, or both. */
 export type StreamEventsAs = 'span-events' | 'log-records' | 'both';
 
-/** Options for {@link traceToolCalls}. */
+/** The details of in-flight snapshots, for {@link TraceToolCallsOptions.liveUpdates}. */
+export interface LiveUpdatesOptions {
+  /**
+   * Whether snapshots are exported.
+   * @default `true`, unless `TOOLTRACE_LIVE_UPDATES` is `false`
+   */
+  enabled?: boolean;
+  /**
+   * How often an open call may be snapshotted, in milliseconds. One timer ticking every quarter
+   * of it serves every call, so a snapshot is exported at most `1.25 × intervalMs` after the
+   * call started or changed, plus the span processor's delay.
+   * @default 1000
+   */
+  intervalMs?: number;
+  /**
+   * Where snapshots go, for instance a provider with a `SimpleSpanProcessor` or a short-delay
+   * `BatchSpanProcessor` when the main one waits seconds between exports (the SDK's default
+   * `OTEL_BSP_SCHEDULE_DELAY` is 5000 ms).
+   * @default the `tracerProvider` option's
+   */
+  tracerProvider?: TracerProvider;
+}
+
+/**
+ * Options for {@link traceToolCalls}: what a program tracing its own bus sets. The controls for
+ * replaying events another process emitted (derived ids, stable event ids, a parent per event,
+ * the reorder window) belong to `traceReplay`, which the sidecar and `tooltrace view` use.
+ */
 export interface TraceToolCallsOptions {
   /**
    * Where the tracer comes from. tooltrace depends on `@opentelemetry/api` only: the
@@ -85,11 +112,49 @@ export interface TraceToolCallsOptions {
    * shares one trace with every call under the same root event. `session`: one trace per session
    * under a root span `session {session id}` that lasts from `io.session.start` to
    * `io.session.end`, as the Go original draws it. `call`: a trace per parentless call.
-   * Grouping parentless calls (not turns) needs a {@link DerivedIdGenerator} on the provider
-   * and in `idGenerator`; without it every parentless call starts its own trace.
+   * Grouping parentless calls (not turns) needs ids derived from the events (a
+   * `DerivedIdGenerator` on the provider and in `traceReplay`'s `idGenerator`); without them
+   * every parentless call starts its own trace.
    * @default 'causal-root'
    */
   traceBy?: TraceBy;
+  /**
+   * Export in-flight snapshots while a call runs: short, already-ended spans named
+   * `execute_tool {name} (in flight)`, children of the call's final span (same trace, parent =
+   * the span id the final span will have), marked `tooltrace.inflight=true`, carrying the stream
+   * summary so far (and, only with content capture, the latest partial payload, cut and
+   * redacted like every captured value). A call gets its first snapshot once it has been open
+   * `intervalMs`, then at most one per `intervalMs` and only when a stream event came since the
+   * last one; calls that end sooner get none. A boolean is short for `{ enabled }`. Off: no
+   * snapshot and no timer.
+   * @default `{}`: on, unless `TOOLTRACE_LIVE_UPDATES` is `false`, every 1000 ms, through
+   *   `tracerProvider`
+   */
+  liveUpdates?: boolean | LiveUpdatesOptions;
+  /**
+   * The agent's name: `gen_ai.agent.name` on every span and the name of turn spans
+   * (`invoke_agent {agentName}`).
+   * @default the event's agent id (`causation.agentId`), else none
+   */
+  agentName?: string;
+  /**
+   * Event types to leave out of tracing entirely: exact names (`io.output`) or prefixes ending in
+   * `*` (`llm.stream.*`, `plan.*`), like the Go original's `exclude_events`. Excluding
+   * `tool.*` would drop tool spans too; that is allowed.
+   * @default none
+   */
+  excludeEvents?: readonly string[];
+}
+
+/**
+ * Options for `traceReplay`: {@link TraceToolCallsOptions} plus the controls of a program that
+ * replays events another process emitted, as the sidecar and `tooltrace view` do (and whoever
+ * embeds their pipeline): ids derived from the events, so a replay after a restart exports the
+ * same ids; which event ids are stable; a parent per event (the envelope's `traceparent`); how
+ * long out-of-order events wait for their invoke; how much is remembered to pair and
+ * de-duplicate; a hook on every ended span.
+ */
+export interface ReplayTracingOptions extends TraceToolCallsOptions {
   /**
    * Gives spans ids derived from the events: pass the same instance to the provider
    * (`new BasicTracerProvider({ idGenerator })`). Replaying the same events twice then yields
@@ -125,48 +190,9 @@ export interface TraceToolCallsOptions {
   stableEventId?: (event: BusEvent) => string;
   /** Called after a span ended, with why. A hook that throws is counted and otherwise ignored. */
   onSpanEnd?: (span: Span, reason: EndReason) => void;
-  /**
-   * Export in-flight snapshots while a call runs: short, already-ended spans named
-   * `execute_tool {name} (in flight)`, children of the call's final span (same trace, parent =
-   * the span id the final span will have), marked `tooltrace.inflight=true`, carrying the stream
-   * summary so far (and, only with content capture, the latest partial payload, cut and
-   * redacted like every captured value). A call gets its first snapshot once it has been open
-   * `liveIntervalMs`, then at most one per `liveIntervalMs` and only when a stream event came
-   * since the last one; calls that end sooner get none. Off: no snapshot and no timer.
-   * @default `true`, unless `TOOLTRACE_LIVE_UPDATES` is `false`
-   */
-  liveUpdates?: boolean;
-  /**
-   * How often an open call may be snapshotted, in milliseconds. One timer ticking every quarter
-   * of it serves every call, so a snapshot is exported at most `1.25 × liveIntervalMs` after
-   * the call started or changed, plus the span processor's delay.
-   * @default 1000
-   */
-  liveIntervalMs?: number;
-  /**
-   * The agent's name: `gen_ai.agent.name` on every span and the name of turn spans
-   * (`invoke_agent {agentName}`).
-   * @default the event's agent id (`causation.agentId`), else none
-   */
-  agentName?: string;
-  /**
-   * Event types to leave out of tracing entirely: exact names (`io.output`) or prefixes ending in
-   * `*` (`llm.stream.*`, `plan.*`), like the Go original's `exclude_events`. Excluding
-   * `tool.*` would drop tool spans too; that is allowed.
-   * @default none
-   */
-  excludeEvents?: readonly string[];
-  /**
-   * Where in-flight snapshots go, for instance a provider with a `SimpleSpanProcessor` or a
-   * short-delay `BatchSpanProcessor` when the main one waits seconds between exports (the SDK's
-   * default `OTEL_BSP_SCHEDULE_DELAY` is 5000 ms). Give it the same `idGenerator` as the main
-   * provider when you use one.
-   * @default `tracerProvider`
-   */
-  liveTracerProvider?: TracerProvider;
 }
 
-/** {@link TraceToolCallsOptions} with every default applied and checked, resolved once. */
+/** {@link ReplayTracingOptions} with every default applied and checked, resolved once. */
 export interface ResolvedOptions {
   readonly tracerProvider: TracerProvider | undefined;
   readonly meterProvider: MeterProvider | undefined;
@@ -203,15 +229,43 @@ const CAPTURE_VARIABLES = [
 /** The environment variable that turns live updates off (`false`) when `liveUpdates` is not given. */
 const LIVE_UPDATES_VARIABLE = 'TOOLTRACE_LIVE_UPDATES';
 
-/** Applies the defaults and checks every option; throws a `ConfigurationError` naming the bad one. */
+/**
+ * Options `traceToolCalls` took before they moved, and where each went: it refuses them rather
+ * than let a program that still sets one lose it without a word.
+ */
+const MOVED_OPTIONS: Readonly<Record<string, string>> = {
+  liveIntervalMs: 'set liveUpdates: { intervalMs } instead',
+  liveTracerProvider: 'set liveUpdates: { tracerProvider } instead',
+  idGenerator: 'it is a replay control: use traceReplay',
+  parentContext: 'it is a replay control: use traceReplay',
+  reorderWindowMs: 'it is a replay control: use traceReplay',
+  maxRememberedEvents: 'it is a replay control: use traceReplay',
+  stableEventId: 'it is a replay control: use traceReplay',
+  onSpanEnd: 'add a span processor (its onEnd; tooltrace.end_reason says why), or use traceReplay',
+};
+
+/**
+ * Applies the defaults and checks every option; throws a `ConfigurationError` naming the bad
+ * one. `caller` names the function the options were given to: `traceToolCalls` refuses the
+ * replay controls, which only `traceReplay` takes.
+ */
 export function resolveOptions(
-  options: TraceToolCallsOptions,
+  options: ReplayTracingOptions,
+  caller: 'traceToolCalls' | 'traceReplay',
   environment: NodeJS.ProcessEnv = process.env,
 ): ResolvedOptions {
   if (options === null || typeof options !== 'object') {
-    throw new ConfigurationError('traceToolCalls options must be an object', {
+    throw new ConfigurationError(`${caller} options must be an object`, {
       setting: 'options',
     });
+  }
+  if (caller === 'traceToolCalls') {
+    for (const [name, instead] of Object.entries(MOVED_OPTIONS)) {
+      if ((options as Record<string, unknown>)[name] === undefined) continue;
+      throw new ConfigurationError(`traceToolCalls takes no options.${name}: ${instead}`, {
+        setting: name,
+      });
+    }
   }
   const traceBy = options.traceBy ?? 'causal-root';
   if (!TRACE_BY.includes(traceBy)) {
@@ -226,10 +280,11 @@ export function resolveOptions(
       setting: 'captureContent',
     });
   }
-  const liveUpdates = options.liveUpdates ?? liveUpdatesFromEnvironment(environment);
+  const live = checkLiveUpdates(options.liveUpdates);
+  const liveUpdates = live.enabled ?? liveUpdatesFromEnvironment(environment);
   if (typeof liveUpdates !== 'boolean') {
-    throw new ConfigurationError('options.liveUpdates must be a boolean', {
-      setting: 'liveUpdates',
+    throw new ConfigurationError('options.liveUpdates.enabled must be a boolean', {
+      setting: 'liveUpdates.enabled',
     });
   }
   return {
@@ -256,11 +311,24 @@ export function resolveOptions(
     stableEventId: checkFunction(options.stableEventId, 'stableEventId'),
     onSpanEnd: checkFunction(options.onSpanEnd, 'onSpanEnd'),
     liveUpdates,
-    liveIntervalMs: checkInteger(options.liveIntervalMs, 'liveIntervalMs', 1000, 10),
-    liveTracerProvider: checkObject(options.liveTracerProvider, 'liveTracerProvider'),
+    liveIntervalMs: checkInteger(live.intervalMs, 'liveUpdates.intervalMs', 1000, 10),
+    liveTracerProvider: checkObject(live.tracerProvider, 'liveUpdates.tracerProvider'),
     agentName: checkString(options.agentName, 'agentName'),
     excludeEvents: checkPatterns(options.excludeEvents),
   };
+}
+
+/** The `liveUpdates` option as its object form (a boolean is short for `{ enabled }`). */
+function checkLiveUpdates(value: unknown): LiveUpdatesOptions {
+  if (value === undefined) return {};
+  if (typeof value === 'boolean') return { enabled: value };
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ConfigurationError(
+      'options.liveUpdates must be a boolean or an object ({ enabled, intervalMs, tracerProvider })',
+      { setting: 'liveUpdates' },
+    );
+  }
+  return value;
 }
 
 function liveUpdatesFromEnvironment(environment: NodeJS.ProcessEnv): boolean {

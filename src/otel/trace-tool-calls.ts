@@ -1,6 +1,6 @@
 import type { EventBus } from '../bus/index.js';
 import { ConfigurationError } from '../errors/index.js';
-import { resolveOptions, type TraceToolCallsOptions } from './options.js';
+import { resolveOptions, type ResolvedOptions, type TraceToolCallsOptions } from './options.js';
 import { TracingSubscriber } from './tracing-subscriber.js';
 import type { ToolCallTracingStats } from './tracing-stats.js';
 
@@ -25,20 +25,33 @@ export interface ToolCallTracing {
  * span events (at most `maxStreamEvents`, the rest summarized on the span); `tool.result` ends
  * the span with status OK or ERROR. A span's parent is the span of the nearest causal ancestor
  * (walking `causation.parentId` through events that have no span), else the OpenTelemetry
- * context active at dispatch (or `parentContext`), else a new trace grouped per `traceBy`. Calls
- * never stay open: idle, evicted and shutdown calls are ended and marked. The subscriber never
- * throws into the bus: failures are counted in `stats().errors` and reported once via `diag`.
+ * context active at dispatch, else a new trace grouped per `traceBy`. Calls never stay open:
+ * idle, evicted and shutdown calls are ended and marked. The subscriber never throws into the
+ * bus: failures are counted in `stats().errors` and reported once via `diag`. Events replayed
+ * from another process (a journal, the wire) are traced with `traceReplay` instead.
  */
 export function traceToolCalls(
   bus: EventBus,
   options: TraceToolCallsOptions = {},
 ): ToolCallTracing {
+  return startTracing(bus, resolveOptions(options, 'traceToolCalls'), 'traceToolCalls');
+}
+
+/**
+ * Subscribes a tracer with resolved options to `bus`: what `traceToolCalls` and `traceReplay`
+ * share. Internal to otel.
+ */
+export function startTracing(
+  bus: EventBus,
+  options: ResolvedOptions,
+  caller: 'traceToolCalls' | 'traceReplay',
+): ToolCallTracing {
   if (bus === null || typeof bus !== 'object' || typeof bus.subscribeAll !== 'function') {
-    throw new ConfigurationError('traceToolCalls needs an EventBus as its first argument', {
+    throw new ConfigurationError(`${caller} needs an EventBus as its first argument`, {
       setting: 'bus',
     });
   }
-  const tracer = new TracingSubscriber(bus, resolveOptions(options));
+  const tracer = new TracingSubscriber(bus, options);
   let shutdown: Promise<void> | undefined;
   return {
     stats: () => tracer.stats(),

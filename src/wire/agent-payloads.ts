@@ -1,6 +1,8 @@
 import {
   AGENT_TURN_END,
   AGENT_TURN_START,
+  IO_SESSION_END,
+  IO_SESSION_START,
   LLM_ERROR,
   LLM_REQUEST,
   LLM_RESPONSE,
@@ -18,34 +20,64 @@ import { WrongField, wrongPayloadField as wrongType, type DroppedField } from '.
 type JsonObject = Record<string, unknown>;
 
 /**
- * One field of a payload: its camelCase name, the Go name, what it must be, and whether it pairs
- * the event with its span (a request id, a spawn id), so that a wrong value rejects the line.
+ * One field of a payload as the table below writes it: its camelCase name, the Go name, what it
+ * must be, and whether it pairs the event with its span (a request id, a spawn id), so that a
+ * wrong value rejects the line. The snake_case spelling is derived from the camelCase one.
  */
-type Field = readonly [
+type FieldEntry = readonly [
   camel: string,
   go: string,
   kind: 'string' | 'number' | 'boolean' | 'usage',
   pairs?: 'pairs',
 ];
 
-const TURN: readonly Field[] = [
+/** A {@link FieldEntry} with its snake_case spelling (`undefined` when it is the camelCase one). */
+interface Field {
+  readonly camel: string;
+  readonly go: string;
+  readonly snake: string | undefined;
+  readonly kind: FieldEntry[2];
+  readonly pairs: boolean;
+}
+
+/** `turnId` → `turn_id`; `undefined` for a one-word name, whose snake_case is itself. */
+function snakeCaseOf(camel: string): string | undefined {
+  const snake = camel.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  return snake === camel ? undefined : snake;
+}
+
+function fieldsOf(entries: readonly FieldEntry[]): readonly Field[] {
+  return entries.map(([camel, go, kind, pairs]) => ({
+    camel,
+    go,
+    snake: snakeCaseOf(camel),
+    kind,
+    pairs: pairs !== undefined,
+  }));
+}
+
+const TURN: readonly FieldEntry[] = [
   ['turnId', 'TurnID', 'string'],
   ['iteration', 'Iteration', 'number'],
   ['sessionId', 'SessionID', 'string'],
 ];
-const LLM_COMMON: readonly Field[] = [
+const LLM_COMMON: readonly FieldEntry[] = [
   ['requestId', 'RequestID', 'string', 'pairs'],
   ['turnId', 'TurnID', 'string'],
 ];
-const SUBAGENT: readonly Field[] = [
+const SUBAGENT: readonly FieldEntry[] = [
   ['spawnId', 'SpawnID', 'string', 'pairs'],
   ['task', 'Task', 'string'],
   ['name', 'Name', 'string'],
   ['parentTurnId', 'ParentTurnID', 'string'],
 ];
 
+const SESSION: readonly FieldEntry[] = [['sessionId', 'SessionID', 'string']];
+
 /** The fields each agent event's payload keeps, in camelCase; the rest (messages, content) go. */
-const FIELDS: ReadonlyMap<string, readonly Field[]> = new Map([
+const FIELD_ENTRIES: ReadonlyMap<string, readonly FieldEntry[]> = new Map([
+  [IO_SESSION_START, SESSION],
+  [IO_SESSION_END, SESSION],
   [AGENT_TURN_START, TURN],
   [AGENT_TURN_END, TURN],
   [
@@ -100,10 +132,15 @@ const FIELDS: ReadonlyMap<string, readonly Field[]> = new Map([
   ],
 ]);
 
-const USAGE: readonly (readonly [camel: string, go: string])[] = [
-  ['inputTokens', 'PromptTokens'],
-  ['outputTokens', 'CompletionTokens'],
-  ['totalTokens', 'TotalTokens'],
+const FIELDS: ReadonlyMap<string, readonly Field[]> = new Map(
+  [...FIELD_ENTRIES].map(([type, entries]) => [type, fieldsOf(entries)]),
+);
+
+/** Token counts: camelCase, Go's name, snake_case. */
+const USAGE: readonly (readonly [camel: string, go: string, snake: string])[] = [
+  ['inputTokens', 'PromptTokens', 'input_tokens'],
+  ['outputTokens', 'CompletionTokens', 'output_tokens'],
+  ['totalTokens', 'TotalTokens', 'total_tokens'],
 ];
 
 /** Whether {@link normalizeAgentPayload} maps the payload of events of `type`. */
@@ -112,9 +149,11 @@ export function isAgentEventType(type: string): boolean {
 }
 
 /**
- * The payload of an agent event (`agent.turn.*`, `llm.*`, `subagent.*`) in the TypeScript side's
- * camelCase, from either spelling (`TurnID` or `turnId`, `Usage.PromptTokens` or
- * `usage.inputTokens`, tool calls' and tools' `ID`/`Name`/`Description`). Only the fields
+ * The payload of an agent event (`io.session.*`, `agent.turn.*`, `llm.*`, `subagent.*`) as the
+ * camelCase payload type of the events module, from any of three spellings: camelCase
+ * (`turnId`, `usage.inputTokens`), Go's (`TurnID`, `Usage.PromptTokens`, tool calls' and tools'
+ * `ID`/`Name`/`Description`) or snake_case (`turn_id`, `usage.input_tokens`, Nexus's
+ * `session_id`); when a payload spells a field twice, camelCase wins, then Go's. Only the fields
  * tracing reads are kept: a Nexus `llm.request` carries the whole conversation, which nothing
  * downstream needs. An absent payload stays absent (Nexus writes `agent.turn.start` without
  * one).
@@ -138,21 +177,30 @@ export function normalizeAgentPayload(
     return undefined;
   }
   const result: JsonObject = {};
-  for (const [camel, go, kind, pairs] of fields) {
-    const key = payload[camel] !== undefined ? camel : go;
-    const value = payload[key];
+  for (const field of fields) {
+    // camelCase first, then Go's, then snake_case: a field in our own spelling costs one look-up.
+    let key = field.camel;
+    let value = payload[key];
+    if (value === undefined) {
+      key = field.go;
+      value = payload[key];
+      if (value === undefined && field.snake !== undefined) {
+        key = field.snake;
+        value = payload[key];
+      }
+    }
     if (value === undefined || value === null) continue;
+    const kind = field.kind;
     const checked =
       kind === 'usage' ? normalizeUsage(value, key, dropped) : checkScalar(value, key, kind);
-    if (!isDropped(checked)) result[camel] = checked;
-    else if (pairs === undefined) dropped.push(checked);
+    if (!isDropped(checked)) result[field.camel] = checked;
+    else if (!field.pairs) dropped.push(checked);
     else return rejectLine('wrong_type', checked.message);
   }
   if (type === LLM_RESPONSE) {
     const calls = listOf(
       payload,
-      'toolCalls',
-      'ToolCalls',
+      ['toolCalls', 'ToolCalls', 'tool_calls'],
       ['id', 'ID'],
       ['name', 'Name'],
       dropped,
@@ -161,8 +209,7 @@ export function normalizeAgentPayload(
   } else if (type === LLM_REQUEST) {
     const tools = listOf(
       payload,
-      'tools',
-      'Tools',
+      ['tools', 'Tools', 'tools'],
       ['name', 'Name'],
       ['description', 'Description'],
       dropped,
@@ -190,8 +237,8 @@ function normalizeUsage(
   if (isCount(value)) return { totalTokens: value };
   if (!isObject(value)) return wrongType(key, 'an object or a number of tokens', value);
   const usage: JsonObject = {};
-  for (const [camel, go] of USAGE) {
-    const used = value[camel] !== undefined ? camel : go;
+  for (const [camel, go, snake] of USAGE) {
+    const used = value[camel] !== undefined ? camel : value[go] !== undefined ? go : snake;
     const count = value[used];
     if (count === undefined || count === null) continue;
     if (isCount(count)) usage[camel] = count;
@@ -201,18 +248,18 @@ function normalizeUsage(
 }
 
 /**
- * A list of `{[first]: string, [second]: string}` entries (tool calls, tools) under either key.
+ * A list of `{[first]: string, [second]: string}` entries (tool calls, tools) under any of its
+ * spellings.
  * An entry that is not an object, or a value in one that is not a string, is dropped.
  */
 function listOf(
   payload: JsonObject,
-  camel: string,
-  go: string,
+  [camel, go, snake]: readonly [string, string, string],
   first: readonly [string, string],
   second: readonly [string, string],
   dropped: DroppedField[],
 ): JsonObject[] | undefined {
-  const key = payload[camel] !== undefined ? camel : go;
+  const key = payload[camel] !== undefined ? camel : payload[go] !== undefined ? go : snake;
   const list = payload[key];
   if (list === undefined || list === null) return undefined;
   if (!Array.isArray(list)) {

@@ -74,11 +74,13 @@ const scratch: DroppedField[] = [];
  * `droppedFields`, and the event is decoded without it; where the meaning is plain the value is
  * read instead (a number of tokens where a usage object belongs is the total).
  *
- * Payloads: `tool.invoke` and `tool.result` are normalised to `ToolCall`/`ToolResult` from either
- * the camelCase or the Go field names; `tool.stream.*` payloads are type-checked and pass through;
- * agent events (`agent.turn.*`, `llm.*`, `subagent.*`) are mapped onto the camelCase payload
- * types of the events module, keeping only what tracing reads; other payloads pass through as
- * parsed (an absent payload stays `undefined`).
+ * Payloads are turned into the typed payloads of the events module here, once, so the tracer
+ * reads one spelling: `tool.invoke` and `tool.result` become `ToolCall`/`ToolResult`, and agent
+ * events (`io.session.*`, `agent.turn.*`, `llm.*`, `subagent.*`) their camelCase payload types
+ * (keeping only what tracing reads), each from the camelCase, the Go (`ID`, `TurnID`) or the
+ * snake_case (`turn_id`, `session_id`) field names; `tool.stream.*` payloads, whose keys are the
+ * seed's snake_case in every implementation, are type-checked and pass through uncopied; other
+ * payloads pass through as parsed (an absent payload stays `undefined`).
  *
  * Hostile input is rejected, never half-accepted: invalid UTF-8 (bytes go through a fatal
  * `TextDecoder`), unpaired surrogates, nesting deeper than `maxDepth`, and, anywhere in the line,

@@ -5,18 +5,40 @@ import { wrongPayloadField as wrongType, type DroppedField } from './dropped-fie
 
 type JsonObject = Record<string, unknown>;
 
+/**
+ * How a field may be spelled: the TypeScript side's camelCase (the typed payloads'), Go's
+ * PascalCase, and snake_case where it differs from camelCase (`turn_id`; `id` is both). The
+ * camelCase key is read first, so a line in our own spelling pays no more than one look-up per
+ * field it carries.
+ */
+type Spelling = readonly [camel: string, go: string, snake?: string];
+
+const ID: Spelling = ['id', 'ID'];
+const NAME: Spelling = ['name', 'Name'];
+const ARGUMENTS: Spelling = ['arguments', 'Arguments'];
+const TURN_ID: Spelling = ['turnId', 'TurnID', 'turn_id'];
+const PARENT_CALL_ID: Spelling = ['parentCallId', 'ParentCallID', 'parent_call_id'];
+const DESCRIPTION: Spelling = ['description', 'Description'];
+const ATTRIBUTES: Spelling = ['attributes', 'Attributes'];
+const OUTPUT: Spelling = ['output', 'Output'];
+const ERROR: Spelling = ['error', 'Error'];
+const ERROR_TYPE: Spelling = ['errorType', 'ErrorType', 'error_type'];
+const CANCELLED: Spelling = ['cancelled', 'Cancelled'];
+const OUTPUT_STRUCTURED: Spelling = ['outputStructured', 'OutputStructured', 'output_structured'];
+
 /** Longest message read from an `error` that is not a string. */
 const MAX_ERROR_TEXT = 200;
 
 /**
- * The `tool.invoke` payload of a line as a {@link ToolCall}. Accepts the TypeScript side's own
- * camelCase keys and the Go implementation's (`ID`, `Name`, `Arguments`, `TurnID`,
- * `ParentCallID`, `Description`; `_schema_version` and `Sequence` are ignored). `id` and `name`
- * are required non-empty strings (they say which call of which tool this is: anything else
- * rejects the line); `arguments` of `null` (Go's nil map) becomes `{}`; an empty `turnId`,
- * `parentCallId` or `description` is left out. `arguments`, `turnId`, `parentCallId`,
+ * The `tool.invoke` payload of a line as a {@link ToolCall}, whichever way it spells its keys:
+ * the TypeScript side's camelCase, Go's (`ID`, `Name`, `Arguments`, `TurnID`, `ParentCallID`,
+ * `Description`, `Attributes`; `_schema_version` and `Sequence` are ignored) or snake_case
+ * (`turn_id`, `parent_call_id`). When a payload spells a field twice, camelCase wins, then Go's.
+ * `id` and `name` are required non-empty strings (they say which call of which tool this is:
+ * anything else rejects the line); `arguments` of `null` (Go's nil map) becomes `{}`; an empty
+ * `turnId`, `parentCallId` or `description` is left out. `arguments`, `turnId`, `parentCallId`,
  * `description` or `attributes` (an object; the tracer checks its values) of another type is
- * left out and added to `dropped`. Internal to wire.
+ * left out and added to `dropped`, named as the line spelled it. Internal to wire.
  */
 export function normalizeToolCall(
   payload: unknown,
@@ -25,41 +47,41 @@ export function normalizeToolCall(
   const problem = checkPayloadObject(payload, 'tool.invoke');
   if (problem !== undefined) return problem;
   const object = payload as JsonObject;
-  const id = requiredString(object, 'id', 'ID');
+  const id = requiredString(object, ID);
   if (typeof id !== 'string') return id;
-  const name = requiredString(object, 'name', 'Name');
+  const name = requiredString(object, NAME);
   if (typeof name !== 'string') return name;
 
-  const argumentsKey = object.arguments !== undefined ? 'arguments' : 'Arguments';
-  const argumentsValue = object[argumentsKey];
+  const argumentsValue = valueOf(object, ARGUMENTS);
   let toolArguments: JsonObject = {};
   if (isObject(argumentsValue)) toolArguments = argumentsValue;
   else if (argumentsValue !== undefined && argumentsValue !== null) {
-    dropped.push(wrongType(argumentsKey, 'an object', argumentsValue));
+    dropped.push(wrongType(keyOf(object, ARGUMENTS), 'an object', argumentsValue));
   }
 
   const call: ToolCall = { id, name, arguments: toolArguments };
-  const turnId = optionalString(object, 'turnId', 'TurnID', dropped);
+  const turnId = optionalString(object, TURN_ID, dropped);
   if (turnId !== undefined) call.turnId = turnId;
-  const parentCallId = optionalString(object, 'parentCallId', 'ParentCallID', dropped);
+  const parentCallId = optionalString(object, PARENT_CALL_ID, dropped);
   if (parentCallId !== undefined) call.parentCallId = parentCallId;
-  const description = optionalString(object, 'description', 'Description', dropped);
+  const description = optionalString(object, DESCRIPTION, dropped);
   if (description !== undefined) call.description = description;
-  const attributes = optionalObject(object, 'attributes', 'Attributes', dropped);
+  const attributes = optionalObject(object, ATTRIBUTES, dropped);
   if (attributes !== undefined) call.attributes = attributes as ToolAttributes;
   return call;
 }
 
 /**
- * The `tool.result` payload of a line as a {@link ToolResult}, from camelCase or Go keys
- * (`ID`, `Name`, `Output`, `Error`, `ErrorType`, `TurnID`, `OutputStructured`; Go's `OutputFile`
- * and `OutputData` have no place in a `ToolResult` and are dropped). `id` must be a non-empty
- * string (it pairs the result with its call: anything else rejects the line); a missing
- * `output` is `''`; an empty `error`, `errorType` or `turnId` and a `null` `outputStructured`
- * are left out. `name`, `output`, `cancelled`, `errorType`, `turnId` or `attributes` (an object)
- * of another type is left out (`name` and `output` become `''`) and added to `dropped`; an
- * `error` that is not a string still marks the call failed, with the value's JSON as its
- * message. Internal to wire.
+ * The `tool.result` payload of a line as a {@link ToolResult}, from camelCase, Go's (`ID`,
+ * `Name`, `Output`, `Error`, `ErrorType`, `Cancelled`, `TurnID`, `OutputStructured`,
+ * `Attributes`; Go's `OutputFile` and `OutputData` have no place in a `ToolResult` and are
+ * dropped) or snake_case keys (`error_type`, `turn_id`, `output_structured`); camelCase wins,
+ * then Go's. `id` must be a non-empty string (it pairs the result with its call: anything else
+ * rejects the line); a missing `output` is `''`; an empty `error`, `errorType` or `turnId` and a
+ * `null` `outputStructured` are left out. `name`, `output`, `cancelled`, `errorType`, `turnId`
+ * or `attributes` (an object) of another type is left out (`name` and `output` become `''`) and
+ * added to `dropped`; an `error` that is not a string still marks the call failed, with the
+ * value's JSON as its message. Internal to wire.
  */
 export function normalizeToolResult(
   payload: unknown,
@@ -68,33 +90,31 @@ export function normalizeToolResult(
   const problem = checkPayloadObject(payload, 'tool.result');
   if (problem !== undefined) return problem;
   const object = payload as JsonObject;
-  const id = requiredString(object, 'id', 'ID');
+  const id = requiredString(object, ID);
   if (typeof id !== 'string') return id;
 
-  const nameKey = object.name !== undefined ? 'name' : 'Name';
-  const name = object[nameKey] ?? '';
-  const outputKey = object.output !== undefined ? 'output' : 'Output';
-  const output = object[outputKey] ?? '';
+  const name = valueOf(object, NAME) ?? '';
+  const output = valueOf(object, OUTPUT) ?? '';
   const result: ToolResult = {
     id,
-    name: typeof name === 'string' ? name : dropString(nameKey, name, dropped),
-    output: typeof output === 'string' ? output : dropString(outputKey, output, dropped),
+    name: typeof name === 'string' ? name : dropString(keyOf(object, NAME), name, dropped),
+    output:
+      typeof output === 'string' ? output : dropString(keyOf(object, OUTPUT), output, dropped),
   };
-  const error = readError(object);
+  const error = readError(valueOf(object, ERROR));
   if (error !== undefined) result.error = error;
-  const errorType = optionalString(object, 'errorType', 'ErrorType', dropped);
+  const errorType = optionalString(object, ERROR_TYPE, dropped);
   if (errorType !== undefined) result.errorType = errorType;
-  const cancelled = object.cancelled;
+  const cancelled = valueOf(object, CANCELLED);
   if (typeof cancelled === 'boolean') result.cancelled = cancelled;
   else if (cancelled !== undefined && cancelled !== null) {
-    dropped.push(wrongType('cancelled', 'a boolean', cancelled));
+    dropped.push(wrongType(keyOf(object, CANCELLED), 'a boolean', cancelled));
   }
-  const turnId = optionalString(object, 'turnId', 'TurnID', dropped);
+  const turnId = optionalString(object, TURN_ID, dropped);
   if (turnId !== undefined) result.turnId = turnId;
-  const structured =
-    object.outputStructured !== undefined ? object.outputStructured : object.OutputStructured;
+  const structured = valueOf(object, OUTPUT_STRUCTURED);
   if (structured !== undefined && structured !== null) result.outputStructured = structured;
-  const attributes = optionalObject(object, 'attributes', 'Attributes', dropped);
+  const attributes = optionalObject(object, ATTRIBUTES, dropped);
   if (attributes !== undefined) result.attributes = attributes as ToolAttributes;
   return result;
 }
@@ -159,32 +179,48 @@ function checkPayloadObject(payload: unknown, type: string): DecodeFailure | und
   return undefined;
 }
 
-/** The non-empty string under the camelCase key, else the Go key; a rejection otherwise. */
-function requiredString(object: JsonObject, key: string, goKey: string): string | DecodeFailure {
-  const usedKey = object[key] !== undefined ? key : goKey;
-  const value = object[usedKey];
-  if (value === undefined || value === null) return missing(key);
-  if (typeof value !== 'string' || value === '') {
-    return rejectWrongType(usedKey, 'a non-empty string', value);
-  }
-  return value;
+/** The value of a field under the first of its spellings the payload has; `undefined` if none. */
+function valueOf(object: JsonObject, spelling: Spelling): unknown {
+  const value = object[spelling[0]];
+  if (value !== undefined) return value;
+  const goValue = object[spelling[1]];
+  if (goValue !== undefined) return goValue;
+  const snake = spelling[2];
+  return snake === undefined ? undefined : object[snake];
 }
 
 /**
- * The string under either key; `undefined` when absent, null or empty, or when of another type,
+ * The key {@link valueOf} read a field from, for naming it in a rejection or a dropped field;
+ * the camelCase key when the payload has none. Only asked when something is wrong.
+ */
+function keyOf(object: JsonObject, spelling: Spelling): string {
+  for (const key of spelling) {
+    if (key !== undefined && object[key] !== undefined) return key;
+  }
+  return spelling[0];
+}
+
+/** The non-empty string a field holds; a rejection naming the field otherwise. */
+function requiredString(object: JsonObject, spelling: Spelling): string | DecodeFailure {
+  const value = valueOf(object, spelling);
+  if (typeof value === 'string' && value !== '') return value;
+  if (value === undefined || value === null) return missing(spelling[0]);
+  return rejectWrongType(keyOf(object, spelling), 'a non-empty string', value);
+}
+
+/**
+ * The string a field holds; `undefined` when absent, null or empty, or when of another type,
  * which is then added to `dropped`.
  */
 function optionalString(
   object: JsonObject,
-  key: string,
-  goKey: string,
+  spelling: Spelling,
   dropped: DroppedField[],
 ): string | undefined {
-  const usedKey = object[key] !== undefined ? key : goKey;
-  const value = object[usedKey];
+  const value = valueOf(object, spelling);
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'string') return value;
-  dropped.push(wrongType(usedKey, 'a string', value));
+  dropped.push(wrongType(keyOf(object, spelling), 'a string', value));
   return undefined;
 }
 
@@ -199,26 +235,23 @@ function dropString(key: string, value: unknown, dropped: DroppedField[]): strin
  * says the call failed (as a Go `error` marshalled to an object does), with its JSON, cut short,
  * as the message.
  */
-function readError(object: JsonObject): string | undefined {
-  const value = object.error !== undefined ? object.error : object.Error;
+function readError(value: unknown): string | undefined {
   if (value === undefined || value === null || value === '' || value === false) return undefined;
   if (typeof value === 'string') return value;
   const text = JSON.stringify(value);
   return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text;
 }
 
-/** The object under either key; `undefined` when absent or null, or (added to `dropped`) not an object. */
+/** The object a field holds; `undefined` when absent or null, or (added to `dropped`) not an object. */
 function optionalObject(
   object: JsonObject,
-  key: string,
-  goKey: string,
+  spelling: Spelling,
   dropped: DroppedField[],
 ): JsonObject | undefined {
-  const usedKey = object[key] !== undefined ? key : goKey;
-  const value = object[usedKey];
+  const value = valueOf(object, spelling);
   if (value === undefined || value === null) return undefined;
   if (isObject(value)) return value;
-  dropped.push(wrongType(usedKey, 'an object', value));
+  dropped.push(wrongType(keyOf(object, spelling), 'an object', value));
   return undefined;
 }
 

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EventBus, type BusEvent } from '../../src/bus/index.js';
 import { traceToolCalls } from '../../src/otel/index.js';
 import type { ReceivedSpan } from '../../src/testing/index.js';
+import { decodeEnvelope, formatRfc3339Nano } from '../../src/wire/index.js';
 import {
   at,
   spanOfCall,
@@ -39,6 +40,30 @@ function emit(
     timeUnixNano: at(ms),
     causation: { parentId: parent?.id ?? '', sessionId: 's1', agentId: 'planner', ...causation },
   });
+}
+
+/**
+ * Emits what a journal line decodes to, the sidecar's path onto the bus: the payload as the line
+ * spells it (the Go original's field names, say), no event id, and no causation but the session
+ * and agent.
+ */
+function journalLine(
+  bus: EventBus,
+  type: string,
+  payload: unknown,
+  ms: number,
+  causation: { sessionId?: string; agentId?: string } = {},
+): void {
+  const line = JSON.stringify({
+    ts: formatRfc3339Nano(at(ms)),
+    type,
+    session_id: causation.sessionId,
+    agent_id: causation.agentId,
+    payload,
+  });
+  const decoded = decodeEnvelope(line);
+  if (!decoded.ok) throw new Error(`${type}: ${decoded.message}`);
+  bus.emitEvent(decoded.event);
 }
 
 function named(spans: readonly ReceivedSpan[], name: string): ReceivedSpan {
@@ -127,12 +152,8 @@ describe('traceToolCalls() agent spans', () => {
   it('infers the start of a chat span from the previous event of its turn when only llm.response comes', async () => {
     const bus = await start();
     // A Nexus journal: no causation at all, only llm.response, tool calls with Go field names.
-    const plain = (type: string, payload: unknown, ms: number): void => {
-      bus.emit(type, payload, {
-        timeUnixNano: at(ms),
-        causation: { sessionId: 's1', agentId: 'a' },
-      });
-    };
+    const plain = (type: string, payload: unknown, ms: number): void =>
+      journalLine(bus, type, payload, ms, { sessionId: 's1', agentId: 'a' });
     plain('agent.turn.start', {}, 0);
     plain(
       'llm.response',
@@ -286,9 +307,8 @@ describe('traceToolCalls() agent spans', () => {
 
   it('nests a sub-agent by its ParentTurnID when no causation links it', async () => {
     const bus = await start();
-    const plain = (type: string, payload: unknown, ms: number, agentId = 'main'): void => {
-      bus.emit(type, payload, { timeUnixNano: at(ms), causation: { sessionId: 's1', agentId } });
-    };
+    const plain = (type: string, payload: unknown, ms: number, agentId = 'main'): void =>
+      journalLine(bus, type, payload, ms, { sessionId: 's1', agentId });
     plain('agent.turn.start', { TurnID: 't1' }, 0);
     plain('subagent.spawn', { SpawnID: 'sp', Task: 'dig', ParentTurnID: 't1' }, 1);
     plain('llm.response', { Model: 'm' }, 2, 'helper');
@@ -342,9 +362,8 @@ describe('traceToolCalls() agent spans', () => {
   it('gives two sessions that reuse tc_1 a span each, in two traces', async () => {
     const bus = await start();
     for (const sessionId of ['a', 'b']) {
-      const plain = (type: string, payload: unknown, ms: number): void => {
-        bus.emit(type, payload, { timeUnixNano: at(ms), causation: { sessionId } });
-      };
+      const plain = (type: string, payload: unknown, ms: number): void =>
+        journalLine(bus, type, payload, ms, { sessionId });
       plain('agent.turn.start', {}, 0);
       plain('tool.invoke', { ID: 'tc_1', Name: 'ls' }, 1);
       plain('tool.result', { ID: 'tc_1', Name: 'ls', Output: '' }, 2);
@@ -359,9 +378,8 @@ describe('traceToolCalls() agent spans', () => {
 
   it('takes a call id used again in the same session after its result as a new call, and counts it', async () => {
     const bus = await start({ tracing: { stableEventId: () => '' } });
-    const plain = (type: string, payload: unknown, ms: number): void => {
-      bus.emit(type, payload, { timeUnixNano: at(ms), causation: { sessionId: 's1' } });
-    };
+    const plain = (type: string, payload: unknown, ms: number): void =>
+      journalLine(bus, type, payload, ms, { sessionId: 's1' });
     plain('tool.invoke', { ID: 'tc_1', Name: 'ls' }, 1);
     plain('tool.result', { ID: 'tc_1', Name: 'ls', Output: 'first' }, 2);
     plain('tool.invoke', { ID: 'tc_1', Name: 'ls' }, 1); // the same line again: a duplicate
@@ -377,12 +395,12 @@ describe('traceToolCalls() agent spans', () => {
 
   it("draws one trace per session under a root span with traceBy: 'session'", async () => {
     const bus = await start({ tracing: { traceBy: 'session' } });
-    emit(bus, 'io.session.start', { session_id: 's1' }, 0);
+    emit(bus, 'io.session.start', { sessionId: 's1' }, 0);
     for (const offset of [10, 20]) {
       const turn = emit(bus, 'agent.turn.start', {}, offset);
       emit(bus, 'agent.turn.end', {}, offset + 5, turn);
     }
-    emit(bus, 'io.session.end', { session_id: 's1' }, 30);
+    emit(bus, 'io.session.end', { sessionId: 's1' }, 30);
     const spans = await allSpans(3);
     const root = named(spans, 'session s1');
     const turns = spans.filter((span) => span.name === 'invoke_agent planner');
@@ -395,9 +413,8 @@ describe('traceToolCalls() agent spans', () => {
 
   it('takes the session of io.session.start for events that carry none, and the agentName option', async () => {
     const bus = await start({ tracing: { agentName: 'coder' } });
-    const plain = (type: string, payload: unknown, ms: number): void => {
-      bus.emit(type, payload, { timeUnixNano: at(ms) });
-    };
+    const plain = (type: string, payload: unknown, ms: number): void =>
+      journalLine(bus, type, payload, ms);
     plain('io.session.start', { session_id: 'abc' }, 0);
     plain('agent.turn.start', {}, 1);
     plain('llm.response', { Model: 'm' }, 2);

@@ -163,7 +163,7 @@ describe('traceToolCalls()', () => {
       'snapshots a call streaming for 10 simulated minutes once per $intervalMs ms, none while it is quiet',
       async ({ intervalMs, expected }) => {
         fakeSubscriberClock();
-        harness = await startTracingHarness({ tracing: { liveIntervalMs: intervalMs } });
+        harness = await startTracingHarness({ tracing: { liveUpdates: { intervalMs } } });
         const { bus } = harness;
         const call = invoke(bus, 'tc_1', at(0));
         // A progress event every second, except for a quiet minute from 300 s to 360 s.
@@ -353,7 +353,9 @@ describe('traceToolCalls()', () => {
         ],
       });
       providers.push(liveProvider);
-      harness = await startTracingHarness({ tracing: { liveTracerProvider: liveProvider } });
+      harness = await startTracingHarness({
+        tracing: { liveUpdates: { tracerProvider: liveProvider } },
+      });
       const call = invoke(harness.bus, 'tc_1', at(0));
       vi.advanceTimersByTime(1_000);
       // No flush: the simple processor started the export when the snapshot ended.
@@ -379,7 +381,9 @@ describe('traceToolCalls()', () => {
         }),
       };
       const coreErrors: unknown[] = [];
-      harness = await startTracingHarness({ tracing: { liveTracerProvider: broken } });
+      harness = await startTracingHarness({
+        tracing: { liveUpdates: { tracerProvider: broken } },
+      });
       harness.bus.subscribe('core.error', (event) => {
         coreErrors.push(event.payload);
       });

@@ -14,7 +14,13 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventBus } from '../../src/bus/index.js';
-import { traceToolCalls, type EndReason } from '../../src/otel/index.js';
+import {
+  DerivedIdGenerator,
+  traceReplay,
+  traceToolCalls,
+  type EndReason,
+} from '../../src/otel/index.js';
+import { ConfigurationError } from '../../src/errors/index.js';
 import { startTracingHarness, type TracingHarness } from './tracing-harness.js';
 
 let harness: TracingHarness | undefined;
@@ -160,11 +166,45 @@ describe('traceToolCalls()', () => {
       expect(() => traceToolCalls(bus, { traceBy: 'trace' as never })).toThrow(/traceBy/);
       expect(() => traceToolCalls(bus, { redact: 'yes' as never })).toThrow(/redact/);
       expect(() => traceToolCalls({} as EventBus)).toThrow(/EventBus/);
-      expect(() => traceToolCalls(bus, { liveIntervalMs: 0 })).toThrow(/liveIntervalMs/);
-      expect(() => traceToolCalls(bus, { liveUpdates: 'yes' as never })).toThrow(/liveUpdates/);
-      expect(() => traceToolCalls(bus, { liveTracerProvider: 1 as never })).toThrow(
-        /liveTracerProvider/,
+      expect(() => traceToolCalls(bus, { liveUpdates: { intervalMs: 0 } })).toThrow(
+        /options\.liveUpdates\.intervalMs must be an integer >= 10/,
       );
+      expect(() => traceToolCalls(bus, { liveUpdates: 'yes' as never })).toThrow(/liveUpdates/);
+      expect(() => traceToolCalls(bus, { liveUpdates: { tracerProvider: 1 as never } })).toThrow(
+        /liveUpdates\.tracerProvider/,
+      );
+    });
+
+    it('refuses an option that moved, saying where it went, and traceReplay takes the replay controls', async () => {
+      const bus = new EventBus();
+      const moved: Array<[string, unknown, RegExp]> = [
+        [
+          'idGenerator',
+          new DerivedIdGenerator(),
+          /idGenerator: it is a replay control: use traceReplay/,
+        ],
+        ['stableEventId', () => '', /stableEventId: .*traceReplay/],
+        ['parentContext', () => undefined, /parentContext: .*traceReplay/],
+        ['reorderWindowMs', 0, /reorderWindowMs: .*traceReplay/],
+        ['maxRememberedEvents', 10, /maxRememberedEvents: .*traceReplay/],
+        ['onSpanEnd', () => undefined, /onSpanEnd: add a span processor/],
+        ['liveIntervalMs', 500, /liveIntervalMs: set liveUpdates: \{ intervalMs \}/],
+        ['liveTracerProvider', {}, /liveTracerProvider: set liveUpdates: \{ tracerProvider \}/],
+      ];
+      for (const [name, value, message] of moved) {
+        const options = { [name]: value } as never;
+        expect(() => traceToolCalls(bus, options)).toThrow(ConfigurationError);
+        expect(() => traceToolCalls(bus, options)).toThrow(message);
+      }
+      const tracing = traceReplay(bus, {
+        idGenerator: new DerivedIdGenerator(),
+        stableEventId: () => '',
+        reorderWindowMs: 0,
+        maxRememberedEvents: 10,
+        liveUpdates: false,
+      });
+      await tracing.shutdown();
+      expect(() => traceReplay(bus, { reorderWindowMs: -1 })).toThrow(/reorderWindowMs/);
     });
   });
 });

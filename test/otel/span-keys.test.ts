@@ -6,7 +6,8 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EventBus, type EventInit } from '../../src/bus/index.js';
-import { DerivedIdGenerator, traceToolCalls, type TraceBy } from '../../src/otel/index.js';
+import { DerivedIdGenerator, traceReplay, type TraceBy } from '../../src/otel/index.js';
+import { decodeEnvelope, formatRfc3339Nano } from '../../src/wire/index.js';
 import { at } from './tracing-harness.js';
 
 /*
@@ -41,7 +42,7 @@ function journal(withIds: boolean): EventInit[] {
     causation: { ...session, parentId: withIds && parent > 0 ? ID(parent) : '', ...causation },
   });
   return [
-    line(1, 'io.session.start', { session_id: 's1' }, 0),
+    line(1, 'io.session.start', { sessionId: 's1' }, 0),
     line(2, 'agent.turn.start', { turnId: 't1', iteration: 1 }, 1),
     line(3, 'llm.request', { requestId: 'r1', turnId: 't1', model: 'm' }, 2),
     line(4, 'llm.response', { requestId: 'r1', model: 'm', toolCalls: [{ id: 'tc_a' }] }, 3),
@@ -59,8 +60,56 @@ function journal(withIds: boolean): EventInit[] {
     line(11, 'subagent.complete', { spawnId: 'sp1', iterations: 1 }, 10),
     line(12, 'llm.response', { turnId: 't1', model: 'm' }, 11),
     line(13, 'agent.turn.end', { turnId: 't1' }, 12),
-    line(14, 'io.session.end', { session_id: 's1' }, 13),
+    line(14, 'io.session.end', { sessionId: 's1' }, 13),
   ];
+}
+
+/** Go's names for the payload keys of {@link journal}, and Nexus's for the session. */
+const GO_KEYS: Record<string, string> = {
+  id: 'ID',
+  name: 'Name',
+  arguments: 'Arguments',
+  output: 'Output',
+  turnId: 'TurnID',
+  iteration: 'Iteration',
+  requestId: 'RequestID',
+  model: 'Model',
+  toolCalls: 'ToolCalls',
+  spawnId: 'SpawnID',
+  parentTurnId: 'ParentTurnID',
+  iterations: 'Iterations',
+  sessionId: 'session_id',
+};
+
+function goSpelled(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(goSpelled);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [GO_KEYS[key] ?? key, goSpelled(inner)]),
+  );
+}
+
+/**
+ * The journal as lines a Nexus process writes (Go's payload keys; stream payloads are the same
+ * in every spelling), decoded as the sidecar decodes them.
+ */
+function decodedGoJournal(withIds: boolean): EventInit[] {
+  return journal(withIds).map((event) => {
+    const causation = event.causation!;
+    const line = JSON.stringify({
+      ts: formatRfc3339Nano(event.timeUnixNano!),
+      type: event.type,
+      event_id: event.id,
+      parent_id: causation.parentId,
+      session_id: causation.sessionId,
+      agent_id: causation.agentId,
+      depth: causation.depth,
+      payload: event.type.startsWith('tool.stream.') ? event.payload : goSpelled(event.payload),
+    });
+    const decoded = decodeEnvelope(line);
+    if (!decoded.ok) throw new Error(`${event.type}: ${decoded.message}`);
+    return decoded.event;
+  });
 }
 
 interface SpanIds {
@@ -89,12 +138,11 @@ async function idsOf(
     spanProcessors: [new SimpleSpanProcessor(exporter)],
   });
   const bus = new EventBus();
-  const tracing = traceToolCalls(bus, {
+  const tracing = traceReplay(bus, {
     tracerProvider: provider,
     idGenerator,
     traceBy,
-    liveUpdates: true,
-    liveIntervalMs: 1000,
+    liveUpdates: { enabled: true, intervalMs: 1000 },
     ...(withIds ? {} : { stableEventId: () => '' }),
   });
   for (const event of events) {
@@ -179,6 +227,18 @@ describe('span keys', () => {
     async ({ traceBy, withIds, traceId }) => {
       vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
       expect(await idsOf(journal(withIds), traceBy, withIds)).toEqual(recorded(withIds, traceId));
+    },
+  );
+
+  it.each([
+    { traceBy: 'causal-root', withIds: true, traceId: '815d0a12428ae0669abc823a614cf0f8' },
+    { traceBy: 'session', withIds: false, traceId: '144ef30df0e7074c35c7356f98bf7ba6' },
+  ] as const)(
+    'derives the same ids from the journal in Go spelling, decoded (event ids: $withIds)',
+    async ({ traceBy, withIds, traceId }) => {
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+      const ids = await idsOf(decodedGoJournal(withIds), traceBy, withIds);
+      expect(ids).toEqual(recorded(withIds, traceId));
     },
   );
 });

@@ -6,9 +6,10 @@ import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { EventBus } from '../../src/bus/index.js';
 import {
   DerivedIdGenerator,
+  traceReplay,
   traceToolCalls,
+  type ReplayTracingOptions,
   type ToolCallTracing,
-  type TraceToolCallsOptions,
 } from '../../src/otel/index.js';
 import {
   startOtlpReceiver,
@@ -19,13 +20,27 @@ import {
 /** How spans travel to the receiver: OTLP/HTTP JSON or OTLP/HTTP protobuf. */
 export type Encoding = 'json' | 'proto';
 
+/** The options only `traceReplay` takes. */
+const REPLAY_CONTROLS = [
+  'idGenerator',
+  'parentContext',
+  'reorderWindowMs',
+  'maxRememberedEvents',
+  'stableEventId',
+  'onSpanEnd',
+] as const satisfies ReadonlyArray<keyof ReplayTracingOptions>;
+
 /** Options for {@link startTracingHarness}. */
 export interface TracingHarnessOptions {
   /** @default 'json' */
   encoding?: Encoding;
-  /** Options for `traceToolCalls`; `tracerProvider` (and `idGenerator`) are filled in. */
-  tracing?: TraceToolCallsOptions;
-  /** Give the provider and the subscriber one `DerivedIdGenerator`. */
+  /**
+   * Options for the subscriber; `tracerProvider` (and `idGenerator`) are filled in. With a
+   * replay control among them, or `derivedIds`, they go to `traceReplay`, else to
+   * `traceToolCalls`.
+   */
+  tracing?: ReplayTracingOptions;
+  /** Give the provider and `traceReplay` one `DerivedIdGenerator`. */
   derivedIds?: boolean;
   /** A receiver to reuse; one is started (and closed with the harness) otherwise. */
   receiver?: OtlpReceiver;
@@ -41,7 +56,7 @@ export interface TracingHarnessOptions {
 }
 
 /**
- * The real pipeline the tests assert on: an EventBus, `traceToolCalls` on it, a
+ * The real pipeline the tests assert on: an EventBus, `traceToolCalls` (or `traceReplay`) on it, a
  * NodeTracerProvider with a BatchSpanProcessor and the real OTLP/HTTP exporter (JSON or
  * protobuf), and the real in-process OTLP receiver from `tooltrace/testing`.
  */
@@ -80,11 +95,16 @@ export async function startTracingHarness(
   });
   if (options.register === true) provider.register();
   const bus = new EventBus();
-  const tracing = traceToolCalls(bus, {
-    ...options.tracing,
-    tracerProvider: provider,
-    ...(idGenerator === undefined ? {} : { idGenerator }),
-  });
+  const replay =
+    idGenerator !== undefined ||
+    REPLAY_CONTROLS.some((name) => options.tracing?.[name] !== undefined);
+  const tracing = replay
+    ? traceReplay(bus, {
+        ...options.tracing,
+        tracerProvider: provider,
+        ...(idGenerator === undefined ? {} : { idGenerator }),
+      })
+    : traceToolCalls(bus, { ...options.tracing, tracerProvider: provider });
   const spans = async (count: number): Promise<ReceivedSpan[]> => {
     await tracing.forceFlush();
     return receiver.waitForSpans(count, 10_000);

@@ -152,6 +152,16 @@ describe('README.md', () => {
     expect(span!.events.map((event) => event.name)).toEqual(['tool.stream.progress']);
   });
 
+  it('has a traceReplay block that gives a Go-spelled journal the same span ids on every run', async () => {
+    const runs = [
+      await runBlock('traceReplay(bus, { tracerProvider: provider, idGenerator'),
+      await runBlock('traceReplay(bus, { tracerProvider: provider, idGenerator'),
+    ];
+    for (const { stderr } of runs) expect(stderr).toBe('');
+    expect(runs[0]!.stdout).toMatch(/^execute_tool read_file [0-9a-f]{32} [0-9a-f]{16}\n$/);
+    expect(runs[1]!.stdout).toBe(runs[0]!.stdout);
+  });
+
   /** Runs the block that contains `marker` against the test's receiver; resolves its spans. */
   async function blockSpans(marker: string, spanCount: number): Promise<ReceivedSpan[]> {
     const { stderr } = await runBlock(

@@ -1,16 +1,37 @@
+import type {
+  LlmError,
+  LlmRequest,
+  LlmResponse,
+  LlmToolCallRequest,
+  LlmToolDefinition,
+  LlmUsage,
+  SessionStart,
+  SubagentComplete,
+  SubagentIteration,
+  SubagentSpawn,
+  TurnInfo,
+} from '../../events/index.js';
+
 /**
- * Reading agent payloads as they arrive from the bus or a journal: the TypeScript side's
- * camelCase fields and the Go original's (`TurnID`, `RequestID`, `Usage.PromptTokens`, …).
- * Anything missing or of the wrong type reads as empty, so a malformed payload still yields its
+ * Reading agent payloads as the camelCase payload types of the events module, their one
+ * spelling: the wire decoder has already turned a journal's Go (`TurnID`, `Usage.PromptTokens`)
+ * or snake_case keys (`session_id`) into it. A payload on the bus is still unchecked data, so
+ * anything missing or of the wrong type reads as empty, and a malformed payload still yields its
  * span rather than an error.
  */
 
-type Loose = Record<string, unknown>;
+type Loose<T> = { readonly [K in keyof T]?: unknown };
 
-const EMPTY: Loose = {};
+/** Every field any `llm.*` payload carries. */
+type LlmPayload = LlmRequest & LlmResponse & LlmError;
 
-function fieldsOf(payload: unknown): Loose {
-  return payload !== null && typeof payload === 'object' ? (payload as Loose) : EMPTY;
+/** Every field any `subagent.*` payload carries. */
+type SubagentPayload = SubagentSpawn & SubagentIteration & SubagentComplete;
+
+const EMPTY = {};
+
+function fieldsOf<T>(payload: unknown): Loose<T> {
+  return payload !== null && typeof payload === 'object' ? payload : EMPTY;
 }
 
 function text(value: unknown): string {
@@ -21,29 +42,20 @@ function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
-function pick(fields: Loose, camel: string, go: string): unknown {
-  const value = fields[camel];
-  return value === undefined ? fields[go] : value;
-}
-
-/** Token counts, from `{inputTokens, outputTokens}` or Go's `{PromptTokens, CompletionTokens}`. */
+/** Token counts (`{inputTokens, outputTokens}`). */
 export interface UsageFields {
   inputTokens: number | undefined;
   outputTokens: number | undefined;
 }
 
 function readUsage(value: unknown): UsageFields {
-  const fields = fieldsOf(value);
-  return {
-    inputTokens: count(fields.inputTokens ?? fields.PromptTokens ?? fields.input_tokens),
-    outputTokens: count(fields.outputTokens ?? fields.CompletionTokens ?? fields.output_tokens),
-  };
+  const fields = fieldsOf<LlmUsage>(value);
+  return { inputTokens: count(fields.inputTokens), outputTokens: count(fields.outputTokens) };
 }
 
-/** The session an `io.session.start` (or `io.session.end`) names: `session_id`, as Nexus writes it. */
+/** The session an `io.session.start` (or `io.session.end`) names (`sessionId`). */
 export function readSessionId(payload: unknown): string {
-  const fields = fieldsOf(payload);
-  return text(fields.session_id ?? fields.sessionId ?? fields.SessionID);
+  return text(fieldsOf<SessionStart>(payload).sessionId);
 }
 
 /** The fields of an `agent.turn.start` or `agent.turn.end` payload. */
@@ -53,11 +65,8 @@ export interface TurnFields {
 }
 
 export function readTurn(payload: unknown): TurnFields {
-  const fields = fieldsOf(payload);
-  return {
-    turnId: text(pick(fields, 'turnId', 'TurnID')),
-    iteration: count(pick(fields, 'iteration', 'Iteration')),
-  };
+  const fields = fieldsOf<TurnInfo>(payload);
+  return { turnId: text(fields.turnId), iteration: count(fields.iteration) };
 }
 
 /** The fields of any `llm.*` payload tooltrace uses; each event fills what it carries. */
@@ -80,40 +89,41 @@ export interface LlmFields {
 }
 
 export function readLlm(payload: unknown): LlmFields {
-  const fields = fieldsOf(payload);
-  const calls = pick(fields, 'toolCalls', 'ToolCalls');
+  const fields = fieldsOf<LlmPayload>(payload);
+  const calls = fields.toolCalls;
   const toolCallIds: string[] = [];
   if (Array.isArray(calls)) {
     for (const call of calls) {
-      const id = text(pick(fieldsOf(call), 'id', 'ID'));
+      const id = text(fieldsOf<LlmToolCallRequest>(call).id);
       if (id !== '') toolCallIds.push(id);
     }
   }
-  const declared = pick(fields, 'tools', 'Tools');
+  const declared = fields.tools;
   const tools: Array<{ name: string; description: string }> = [];
   if (Array.isArray(declared)) {
     for (const tool of declared) {
-      const entry = fieldsOf(tool);
-      const name = text(pick(entry, 'name', 'Name'));
-      const description = text(pick(entry, 'description', 'Description'));
+      const entry = fieldsOf<LlmToolDefinition>(tool);
+      const name = text(entry.name);
+      const description = text(entry.description);
       if (name !== '' && description !== '') tools.push({ name, description });
     }
   }
-  const error = pick(fields, 'error', 'Error');
+  const error = fields.error;
   return {
-    requestId: text(pick(fields, 'requestId', 'RequestID')),
-    turnId: text(pick(fields, 'turnId', 'TurnID')),
-    model: text(pick(fields, 'model', 'Model')),
-    role: text(pick(fields, 'role', 'Role')),
-    usage: readUsage(pick(fields, 'usage', 'Usage')),
-    finishReason: text(pick(fields, 'finishReason', 'FinishReason')),
-    costUsd: count(pick(fields, 'costUsd', 'CostUSD')),
+    requestId: text(fields.requestId),
+    turnId: text(fields.turnId),
+    model: text(fields.model),
+    role: text(fields.role),
+    usage: readUsage(fields.usage),
+    finishReason: text(fields.finishReason),
+    costUsd: count(fields.costUsd),
     toolCallIds,
     tools,
-    maxTokens: count(pick(fields, 'maxTokens', 'MaxTokens')),
-    temperature: count(pick(fields, 'temperature', 'Temperature')),
-    error: error instanceof Error ? error.message : text(error ?? fields.message),
-    errorType: text(pick(fields, 'errorType', 'ErrorType')),
+    maxTokens: count(fields.maxTokens),
+    temperature: count(fields.temperature),
+    // An Error object, as a program on the bus may hand one over, reads as its message.
+    error: error instanceof Error ? error.message : text(error),
+    errorType: text(fields.errorType),
   };
 }
 
@@ -131,16 +141,16 @@ export interface SubagentFields {
 }
 
 export function readSubagent(payload: unknown): SubagentFields {
-  const fields = fieldsOf(payload);
-  const name = text(pick(fields, 'name', 'Name'));
+  const fields = fieldsOf<SubagentPayload>(payload);
+  const name = text(fields.name);
   return {
-    spawnId: text(pick(fields, 'spawnId', 'SpawnID')),
-    title: name !== '' ? name : text(pick(fields, 'task', 'Task')),
-    parentTurnId: text(pick(fields, 'parentTurnId', 'ParentTurnID')),
-    iteration: count(pick(fields, 'iteration', 'Iteration')),
-    iterations: count(pick(fields, 'iterations', 'Iterations')),
-    error: text(pick(fields, 'error', 'Error')),
-    usage: readUsage(pick(fields, 'tokensUsed', 'TokensUsed')),
-    costUsd: count(pick(fields, 'costUsd', 'CostUSD')),
+    spawnId: text(fields.spawnId),
+    title: name !== '' ? name : text(fields.task),
+    parentTurnId: text(fields.parentTurnId),
+    iteration: count(fields.iteration),
+    iterations: count(fields.iterations),
+    error: text(fields.error),
+    usage: readUsage(fields.tokensUsed),
+    costUsd: count(fields.costUsd),
   };
 }

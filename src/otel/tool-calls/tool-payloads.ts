@@ -1,8 +1,10 @@
+import type { ToolCall, ToolResult, ToolStreamBase } from '../../events/index.js';
+
 /**
- * Reading tool payloads as they arrive from the bus or from a journal: the TypeScript side's
- * camelCase fields (`id`, `name`, `arguments`, `turnId`, …) and the Go original's (`ID`,
- * `Name`, `Arguments`, `TurnID`, …). Anything missing or of the wrong type reads as empty, so a
- * malformed payload still yields a span rather than an error.
+ * Reading tool payloads as the typed payloads of the events module (`ToolCall`, `ToolResult`,
+ * `ToolStreamBase`), in their one spelling: the wire decoder has already turned a journal's Go or
+ * snake_case keys into it. A payload on the bus is still unchecked data, so anything missing or of
+ * the wrong type reads as empty, and a malformed payload yields a span rather than an error.
  */
 
 /** The fields of a `tool.invoke` payload tooltrace uses. */
@@ -34,39 +36,11 @@ export interface ResultFields {
   attributes: unknown;
 }
 
-/** Both spellings of every field read here; named properties keep the reads fast. */
-interface LoosePayload {
-  id?: unknown;
-  ID?: unknown;
-  name?: unknown;
-  Name?: unknown;
-  arguments?: unknown;
-  Arguments?: unknown;
-  turnId?: unknown;
-  TurnID?: unknown;
-  parentCallId?: unknown;
-  ParentCallID?: unknown;
-  output?: unknown;
-  Output?: unknown;
-  outputStructured?: unknown;
-  OutputStructured?: unknown;
-  error?: unknown;
-  Error?: unknown;
-  errorType?: unknown;
-  ErrorType?: unknown;
-  cancelled?: unknown;
-  Cancelled?: unknown;
-  tool_id?: unknown;
-  tool_name?: unknown;
-  description?: unknown;
-  Description?: unknown;
-  attributes?: unknown;
-  Attributes?: unknown;
-}
+type Loose<T> = { readonly [K in keyof T]?: unknown };
 
-const EMPTY: LoosePayload = {};
+const EMPTY = {};
 
-function fieldsOf(payload: unknown): LoosePayload {
+function fieldsOf<T>(payload: unknown): Loose<T> {
   return payload !== null && typeof payload === 'object' ? payload : EMPTY;
 }
 
@@ -76,44 +50,48 @@ function text(value: unknown): string {
 
 /** The fields of a `tool.invoke` payload. */
 export function readInvoke(payload: unknown): InvokeFields {
-  const fields = fieldsOf(payload);
+  const fields = fieldsOf<ToolCall>(payload);
   return {
-    callId: text(fields.id ?? fields.ID),
-    name: text(fields.name ?? fields.Name),
-    arguments: fields.arguments ?? fields.Arguments,
-    turnId: text(fields.turnId ?? fields.TurnID),
-    parentCallId: text(fields.parentCallId ?? fields.ParentCallID),
-    description: text(fields.description ?? fields.Description),
-    attributes: fields.attributes ?? fields.Attributes,
+    callId: text(fields.id),
+    name: text(fields.name),
+    arguments: fields.arguments,
+    turnId: text(fields.turnId),
+    parentCallId: text(fields.parentCallId),
+    description: text(fields.description),
+    attributes: fields.attributes,
   };
 }
 
 /** The fields of a `tool.result` payload. */
 export function readResult(payload: unknown): ResultFields {
-  const fields = fieldsOf(payload);
-  const output = fields.output ?? fields.Output;
-  const structured = fields.outputStructured ?? fields.OutputStructured;
+  const fields = fieldsOf<ToolResult>(payload);
+  const output = fields.output;
   return {
-    callId: text(fields.id ?? fields.ID),
-    name: text(fields.name ?? fields.Name),
-    output: output === undefined || output === '' ? (structured ?? output) : output,
-    error: text(fields.error ?? fields.Error),
-    errorType: text(fields.errorType ?? fields.ErrorType),
-    cancelled: (fields.cancelled ?? fields.Cancelled) === true,
-    turnId: text(fields.turnId ?? fields.TurnID),
-    attributes: fields.attributes ?? fields.Attributes,
+    callId: text(fields.id),
+    name: text(fields.name),
+    output: output === undefined || output === '' ? (fields.outputStructured ?? output) : output,
+    error: text(fields.error),
+    errorType: text(fields.errorType),
+    cancelled: fields.cancelled === true,
+    turnId: text(fields.turnId),
+    attributes: fields.attributes,
   };
 }
 
 /** The tool call id a `tool.stream.*` payload names (`tool_id`). */
 export function streamCallId(payload: unknown): string {
-  const fields = fieldsOf(payload);
-  const value = fields.tool_id ?? fields.id;
+  const value = fieldsOf<ToolStreamBase>(payload).tool_id;
   return typeof value === 'string' ? value : '';
 }
 
 /** The tool name a `tool.stream.*` payload names (`tool_name`). */
 export function streamToolName(payload: unknown): string {
-  const value = fieldsOf(payload).tool_name;
+  const value = fieldsOf<ToolStreamBase>(payload).tool_name;
   return typeof value === 'string' ? value : '';
+}
+
+/** The turn a `tool.stream.*` payload names (`turn_id`), `undefined` when it names none. */
+export function streamTurnId(payload: unknown): string | undefined {
+  const value = fieldsOf<ToolStreamBase>(payload).turn_id;
+  return typeof value === 'string' ? value : undefined;
 }

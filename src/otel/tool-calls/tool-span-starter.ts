@@ -22,7 +22,13 @@ import type { SpanCore } from '../span-core.js';
 import { callKey } from '../span-keys.js';
 import type { OpenCalls } from './open-calls.js';
 import { writeToolAttributes } from './tool-attributes.js';
-import { readResult, streamCallId, streamToolName, type InvokeFields } from './tool-payloads.js';
+import {
+  readResult,
+  streamCallId,
+  streamToolName,
+  streamTurnId,
+  type InvokeFields,
+} from './tool-payloads.js';
 
 /** What a span is started from: a `tool.invoke`, or (for an orphan) held events. */
 export interface SpanStart {
@@ -163,13 +169,7 @@ export class ToolSpanStarter {
     const callId = fromResult?.callId ?? streamCallId(first.payload);
     const { sessionId, parentId } = first.causation;
     const attributes = this.commonAttributes(first, callId, name);
-    const payloadTurnId = (first.payload as { turn_id?: unknown } | null | undefined)?.turn_id;
-    const turnId =
-      typeof payloadTurnId === 'string'
-        ? payloadTurnId
-        : fromResult !== undefined
-          ? fromResult.turnId
-          : '';
+    const turnId = streamTurnId(first.payload) ?? fromResult?.turnId ?? '';
     if (turnId !== '') attributes[ATTR_TURN_ID] = turnId;
     const keyedByInvoke = heldKey !== '' && heldKey === parentId;
     return {

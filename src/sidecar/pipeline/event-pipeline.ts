@@ -4,6 +4,7 @@ import { newEventId, type BusEvent, type EventBus, type EventInit } from '../../
 import { ATTR_END_REASON, ATTR_INFLIGHT, callKey } from '../../otel/internal.js';
 import {
   IO_SESSION_START,
+  type SessionStart,
   TOOL_INVOKE,
   TOOL_STREAM_PARTIAL,
   TOOL_STREAM_PROGRESS,
@@ -370,9 +371,10 @@ export class EventPipeline {
   #assignSession(init: EventInit, sourceName: string, client: string): void {
     const causation = init.causation!;
     const sourceKey = client === '' ? sourceName : `${sourceName}\u0000${client}`;
-    const payload = init.payload as Record<string, unknown> | null | undefined;
+    // The decoder gave an io.session.start its typed payload: `sessionId`, whatever the line spelled.
+    const payload = init.payload as SessionStart | null | undefined;
     if (init.type === IO_SESSION_START) {
-      const named = payload?.session_id ?? payload?.sessionId ?? payload?.SessionID;
+      const named = payload?.sessionId;
       const sessionId = typeof named === 'string' && named !== '' ? named : causation.sessionId;
       if (sessionId !== undefined && sessionId !== '') {
         this.#sessions.set(sourceKey, sessionId);
@@ -386,9 +388,7 @@ export class EventPipeline {
     causation.sessionId = scopedSession(client, causation.sessionId ?? '');
     if (init.type === IO_SESSION_START && payload !== null && typeof payload === 'object') {
       // The tracer reads the session an io.session.start announces from its payload.
-      for (const key of ['session_id', 'sessionId', 'SessionID']) {
-        if (typeof payload[key] === 'string') payload[key] = causation.sessionId;
-      }
+      if (typeof payload.sessionId === 'string') payload.sessionId = causation.sessionId;
     }
   }
 

@@ -4,7 +4,7 @@ import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trac
 import type { EventBus } from '../../bus/index.js';
 import {
   DerivedIdGenerator,
-  traceToolCalls,
+  traceReplay,
   type ToolCallTracing,
   type TraceToolCallsOptions,
 } from '../../otel/index.js';
@@ -15,17 +15,16 @@ import { replayAwareMeterProvider } from './replay-aware-meter-provider.js';
 /** Records nothing: the sidecar never falls back to a global meter provider. */
 const NO_METRICS: MeterProvider = { getMeter: () => createNoopMeter() };
 
-/** The `traceToolCalls` options the sidecar's settings choose; the rest it sets itself. */
-type ChosenTracingOptions = Pick<
+/** The tracing options the sidecar's settings choose; the rest it sets itself. */
+interface ChosenTracingOptions extends Pick<
   TraceToolCallsOptions,
-  | 'captureContent'
-  | 'idleTimeoutMs'
-  | 'liveUpdates'
-  | 'liveIntervalMs'
-  | 'excludeEvents'
-  | 'traceBy'
-  | 'agentName'
->;
+  'captureContent' | 'idleTimeoutMs' | 'excludeEvents' | 'traceBy' | 'agentName'
+> {
+  /** `--live-updates`. @default `true`, unless `TOOLTRACE_LIVE_UPDATES` is `false` */
+  liveUpdates?: boolean | undefined;
+  /** `--live-interval`. @default 1000 */
+  liveIntervalMs?: number | undefined;
+}
 
 /** Options for {@link traceSidecarBus}. */
 export interface SidecarTracingOptions extends ChosenTracingOptions {
@@ -39,7 +38,7 @@ export interface SidecarTracingOptions extends ChosenTracingOptions {
 }
 
 /**
- * Traces the sidecar's bus with the same `traceToolCalls` subscriber as library mode, recording
+ * Traces the sidecar's bus with the same subscriber as library mode (`traceReplay`), recording
  * spans with the SDK's `BasicTracerProvider`. Ids are derived from the events, so a replay after
  * a restart yields identical spans; parents and stable ids come from the pipeline.
  */
@@ -56,10 +55,19 @@ export function traceSidecarBus(options: SidecarTracingOptions): ToolCallTracing
   const tracerProvider: TracerProvider = {
     getTracer: (name, version, tracerOptions) => provider.getTracer(name, version, tracerOptions),
   };
-  const { bus, pipeline, processor: _processor, resource: _resource, ...chosen } = options;
-  // `traceToolCalls` reads an option set to `undefined` as not given: its default applies.
-  return traceToolCalls(bus, {
+  const {
+    bus,
+    pipeline,
+    processor: _processor,
+    resource: _resource,
+    liveUpdates,
+    liveIntervalMs,
+    ...chosen
+  } = options;
+  // `traceReplay` reads an option set to `undefined` as not given: its default applies.
+  return traceReplay(bus, {
     ...chosen,
+    liveUpdates: { enabled: liveUpdates, intervalMs: liveIntervalMs },
     tracerProvider,
     idGenerator,
     stableEventId: pipeline.stableEventId,
