@@ -60,6 +60,7 @@ export class DrawnSpans {
   readonly #tracesNotDrawn = new Set<string>();
   #tracesNotDrawnCount = 0;
   #spansNotDrawn = 0;
+  #released = false;
 
   constructor(limits: DrawnSpansLimits = {}) {
     this.#maxSpans = limits.maxSpans ?? DEFAULT_MAX_SPANS;
@@ -71,8 +72,14 @@ export class DrawnSpans {
     return this.#spans;
   }
 
+  /** Whether {@link release} was called: nothing is held from then on. */
+  get released(): boolean {
+    return this.#released;
+  }
+
   /** Holds `span` if the limits allow, else counts it. */
   add(span: ReceivedSpan): void {
+    if (this.#released) return;
     const { traceId } = span;
     const held = this.#heldByTrace.get(traceId);
     const isRoot = span.parentSpanId === '';
@@ -98,6 +105,19 @@ export class DrawnSpans {
       leftOut.count += 1;
       if (limit === 'trace') leftOut.limit = limit;
     }
+  }
+
+  /**
+   * Lets go of every span held and holds none from then on: `tooltrace view` calls it once it
+   * knows it will print a summary instead of drawing (more traces than the screen has rows), so
+   * that what it holds while reading the rest of a large journal is the summary alone.
+   */
+  release(): void {
+    this.#released = true;
+    this.#spans.length = 0;
+    this.#heldByTrace.clear();
+    this.#leftOutByTrace.clear();
+    this.#tracesNotDrawn.clear();
   }
 
   /** What was not held: traces drawn in part, and traces not drawn at all. */

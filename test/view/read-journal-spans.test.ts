@@ -92,6 +92,21 @@ describe('DrawnSpans', () => {
   });
 });
 
+describe('DrawnSpans release()', () => {
+  it('lets go of every span held and holds none of those that come after', () => {
+    const drawn = new DrawnSpans({ maxSpans: 2 });
+    drawn.add(span('t1', 'a'));
+    drawn.add(span('t2', 'b'));
+    drawn.add(span('t3', 'c'));
+    drawn.release();
+    drawn.add(span('t1', 'root', ''));
+    drawn.add(span('t4', 'd'));
+    expect(drawn.released).toBe(true);
+    expect(drawn.spans).toEqual([]);
+    expect(drawn.leftOut()).toEqual({ traces: [], tracesNotDrawn: 1, spansNotDrawn: 1 });
+  });
+});
+
 describe('runView()', () => {
   it('draws the part of a trace too large to draw whole, and says so', async () => {
     const directory = await mkdtemp(join(tmpdir(), 'tooltrace-view-limits-'));
