@@ -146,35 +146,37 @@ export class JsonTraceFormat implements TraceFormat {
     return this.#buffers.lendToKeep(this.#buffer, 0, this.position);
   }
 
-  openSpan(traceId: string, spanId: string): number {
+  openSpan(
+    traceId: string,
+    spanId: string,
+    traceState: string,
+    parentSpanId: string,
+    flags: number,
+    name: string,
+    kind: number,
+    start: HrTime,
+    end: HrTime,
+  ): number {
     this.#copy(TRACE_ID);
     this.#string(traceId);
     this.#copy(SPAN_ID);
     this.#string(spanId);
-    return 0;
-  }
-
-  traceState(traceState: string): void {
-    this.#ascii(',"traceState":');
-    this.#string(traceState);
-  }
-
-  parentSpanId(spanId: string): void {
-    this.#copy(PARENT_SPAN_ID);
-    this.#string(spanId);
-  }
-
-  spanHead(flags: number, name: string, kind: number): void {
+    if (traceState !== '') {
+      this.#ascii(',"traceState":');
+      this.#string(traceState);
+    }
+    if (parentSpanId !== '') {
+      this.#copy(PARENT_SPAN_ID);
+      this.#string(parentSpanId);
+    }
     this.#copy(FLAGS);
     this.#integer(flags);
     this.#name(name);
     this.#copy(KIND);
     this.#integer(kind);
-  }
-
-  times(start: HrTime, end: HrTime): void {
     this.#time(this.#startTime, start);
     this.#time(this.#endTime, end);
+    return 0;
   }
 
   spanAttributes(attributes: Attributes): void {
@@ -189,22 +191,18 @@ export class JsonTraceFormat implements TraceFormat {
     this.#copy(EVENTS);
   }
 
-  openEvent(index: number, time: HrTime, name: string): number {
+  event(
+    index: number,
+    time: HrTime,
+    name: string,
+    attributes: Attributes | undefined,
+    droppedAttributes: number,
+  ): void {
     if (index > 0) this.#byte(COMMA);
     this.#time(this.#eventTime, time);
     this.#name(name);
-    return 0;
-  }
-
-  eventAttributes(attributes: Attributes): void {
-    this.#attributes(ATTRIBUTES, attributes, true);
-  }
-
-  eventDroppedAttributes(count: number): void {
-    this.#count(',"droppedAttributesCount":', count);
-  }
-
-  closeEvent(): void {
+    if (attributes !== undefined) this.#attributes(ATTRIBUTES, attributes, true);
+    if (droppedAttributes > 0) this.#count(',"droppedAttributesCount":', droppedAttributes);
     this.#byte(0x7d);
   }
 
@@ -256,7 +254,7 @@ export class JsonTraceFormat implements TraceFormat {
   }
 
   /** The status and the `}` closing the span. */
-  status(code: number, message: string): void {
+  closeSpan(_mark: number, code: number, message: string): void {
     this.#copy(STATUS);
     const hasMessage = message !== '';
     if (hasMessage) {
@@ -271,8 +269,6 @@ export class JsonTraceFormat implements TraceFormat {
     }
     this.#copy(CLOSE_TWO);
   }
-
-  closeSpan(): void {}
 
   /** `prefix` and `count`. */
   #count(prefix: string, count: number): void {

@@ -162,30 +162,28 @@ export class ProtobufTraceFormat implements TraceFormat {
     return this.#buffers.lendToKeep(this.#buffer, 0, this.position);
   }
 
-  openSpan(traceId: string, spanId: string): number {
+  /** Fields 1 to 8; the flags are field 16, written by {@link closeSpan}. */
+  openSpan(
+    traceId: string,
+    spanId: string,
+    traceState: string,
+    parentSpanId: string,
+    _flags: number,
+    name: string,
+    kind: number,
+    start: HrTime,
+    end: HrTime,
+  ): number {
     const message = this.#begin(2);
     this.#hexBytes(1, traceId);
     this.#hexBytes(2, spanId);
-    return message;
-  }
-
-  traceState(traceState: string): void {
-    this.#string(3, traceState);
-  }
-
-  parentSpanId(spanId: string): void {
-    this.#hexBytes(4, spanId);
-  }
-
-  /** Name and kind; the flags are field 16, written by {@link closeSpan}. */
-  spanHead(_flags: number, name: string, kind: number): void {
+    if (traceState !== '') this.#string(3, traceState);
+    if (parentSpanId !== '') this.#hexBytes(4, parentSpanId);
     this.#name(5, name);
     this.#varintField(6, kind);
-  }
-
-  times(start: HrTime, end: HrTime): void {
     this.#time(7, start);
     this.#time(8, end);
+    return message;
   }
 
   spanAttributes(attributes: Attributes): void {
@@ -198,23 +196,19 @@ export class ProtobufTraceFormat implements TraceFormat {
 
   openEvents(): void {}
 
-  openEvent(_index: number, time: HrTime, name: string): number {
+  event(
+    _index: number,
+    time: HrTime,
+    name: string,
+    attributes: Attributes | undefined,
+    droppedAttributes: number,
+  ): void {
     const eventMessage = this.#begin(11);
     this.#time(1, time);
     this.#name(2, name);
-    return eventMessage;
-  }
-
-  eventAttributes(attributes: Attributes): void {
-    this.#fewAttributes(3, attributes);
-  }
-
-  eventDroppedAttributes(count: number): void {
-    this.#varintField(4, count);
-  }
-
-  closeEvent(mark: number): void {
-    this.#end(mark);
+    if (attributes !== undefined) this.#fewAttributes(3, attributes);
+    if (droppedAttributes > 0) this.#varintField(4, droppedAttributes);
+    this.#end(eventMessage);
   }
 
   closeEvents(): void {}
@@ -252,14 +246,11 @@ export class ProtobufTraceFormat implements TraceFormat {
     this.#varintField(14, count);
   }
 
-  status(code: number, message: string): void {
+  closeSpan(mark: number, code: number, message: string, flags: number): void {
     const status = this.#begin(15);
     if (message !== '') this.#string(2, message);
     this.#varintField(3, code);
     this.#end(status);
-  }
-
-  closeSpan(mark: number, flags: number): void {
     this.#fixed32Field(16, flags);
     this.#end(mark);
   }

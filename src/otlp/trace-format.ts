@@ -41,19 +41,36 @@ export interface TraceFormat {
   /** The body written so far. */
   body(batch: EncodingBatch): Buffer;
 
-  openSpan(traceId: string, spanId: string): number;
-  traceState(traceState: string): void;
-  parentSpanId(spanId: string): void;
-  /** Flags (the OTLP `flags`), name and kind (the OTLP number). */
-  spanHead(flags: number, name: string, kind: number): void;
-  times(start: HrTime, end: HrTime): void;
+  /**
+   * Opens a span and writes its head: ids (`traceState` and `parentSpanId` `''` when it has
+   * none), OTLP `flags`, name, kind (the OTLP number) and times; one call, as a span's many
+   * fields are written for every span.
+   */
+  openSpan(
+    traceId: string,
+    spanId: string,
+    traceState: string,
+    parentSpanId: string,
+    flags: number,
+    name: string,
+    kind: number,
+    start: HrTime,
+    end: HrTime,
+  ): number;
   spanAttributes(attributes: Attributes): void;
   droppedAttributes(count: number): void;
   openEvents(): void;
-  openEvent(index: number, time: HrTime, name: string): number;
-  eventAttributes(attributes: Attributes): void;
-  eventDroppedAttributes(count: number): void;
-  closeEvent(mark: number): void;
+  /**
+   * One span event, the `index`th: its attributes when it has any, its dropped attributes when
+   * more than none (one call per event: events are the most numerous part of a span).
+   */
+  event(
+    index: number,
+    time: HrTime,
+    name: string,
+    attributes: Attributes | undefined,
+    droppedAttributes: number,
+  ): void;
   closeEvents(): void;
   droppedEvents(count: number): void;
   openLinks(): void;
@@ -63,7 +80,9 @@ export interface TraceFormat {
   closeLink(mark: number, flags: number): void;
   closeLinks(): void;
   droppedLinks(count: number): void;
-  /** `code` the API's `SpanStatusCode` (OTLP's numbers), `message` `''` when it has none. */
-  status(code: number, message: string): void;
-  closeSpan(mark: number, flags: number): void;
+  /**
+   * The status (`code` the API's `SpanStatusCode`, OTLP's numbers; `message` `''` when it has
+   * none), the flags where the format puts them last, and the span's end.
+   */
+  closeSpan(mark: number, code: number, message: string, flags: number): void;
 }
