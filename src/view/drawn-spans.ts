@@ -1,4 +1,5 @@
 import type { ReceivedSpan } from '../otlp/index.js';
+import { DistinctCount } from './distinct-count.js';
 
 /** Limits of {@link DrawnSpans}. */
 export interface DrawnSpansLimits {
@@ -35,12 +36,13 @@ export interface SpansLeftOut {
   traces: TraceLeftOut[];
   /** Traces not drawn at all (every span came past `maxSpans`), and their spans. */
   tracesNotDrawn: number;
+  /** Whether {@link tracesNotDrawn} is an estimate (past 50,000 traces, see `DistinctCount`). */
+  tracesNotDrawnEstimated: boolean;
   spansNotDrawn: number;
 }
 
 const DEFAULT_MAX_SPANS = 20_000;
 const DEFAULT_MAX_SPANS_PER_TRACE = 5_000;
-const MAX_TRACES_TOLD_APART = 100_000;
 
 /**
  * The spans `tooltrace view` holds to draw, within bounds: a waterfall of more than a few
@@ -56,9 +58,8 @@ export class DrawnSpans {
   readonly #heldByTrace = new Map<string, { all: number; bounded: number }>();
   /** Spans not held of traces held, by trace id, and whether the trace's own bound was hit. */
   readonly #leftOutByTrace = new Map<string, { count: number; limit: 'trace' | 'total' }>();
-  /** Traces none of whose spans are held, to count each once. */
-  readonly #tracesNotDrawn = new Set<string>();
-  #tracesNotDrawnCount = 0;
+  /** Traces none of whose spans are held, each counted once. */
+  #tracesNotDrawn = new DistinctCount();
   #spansNotDrawn = 0;
   #released = false;
 
@@ -117,7 +118,8 @@ export class DrawnSpans {
     this.#spans.length = 0;
     this.#heldByTrace.clear();
     this.#leftOutByTrace.clear();
-    this.#tracesNotDrawn.clear();
+    this.#tracesNotDrawn = new DistinctCount();
+    this.#spansNotDrawn = 0;
   }
 
   /** What was not held: traces drawn in part, and traces not drawn at all. */
@@ -130,17 +132,14 @@ export class DrawnSpans {
     }));
     return {
       traces,
-      tracesNotDrawn: this.#tracesNotDrawnCount,
+      tracesNotDrawn: this.#tracesNotDrawn.size,
+      tracesNotDrawnEstimated: this.#tracesNotDrawn.estimated,
       spansNotDrawn: this.#spansNotDrawn,
     };
   }
 
   #notDrawn(traceId: string): void {
     this.#spansNotDrawn += 1;
-    if (this.#tracesNotDrawn.has(traceId)) return;
-    this.#tracesNotDrawnCount += 1;
-    // Told apart up to a bound like the rest: past it, each new span of a trace already
-    // counted may be counted as another trace (the count is then an upper bound).
-    if (this.#tracesNotDrawn.size < MAX_TRACES_TOLD_APART) this.#tracesNotDrawn.add(traceId);
+    this.#tracesNotDrawn.add(traceId);
   }
 }

@@ -213,7 +213,7 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
       summaryOnly = manyTraces && options.all !== true;
       if (summaryOnly) {
         options.stdout.write(
-          `${summary.traces.toLocaleString('en-US')} traces are more than a screen: --all draws every one, or pick with --trace ID, --session ID, --tool NAME, --errors, --slowest N (or --html FILE)\n`,
+          `${summary.tracesEstimated ? 'about ' : ''}${summary.traces.toLocaleString('en-US')} traces are more than a screen: --all draws every one, or pick with --trace ID, --session ID, --tool NAME, --errors, --slowest N (or --html FILE)\n`,
         );
       } else {
         options.stdout.write(
@@ -299,7 +299,7 @@ function leftOutLines(leftOut: SpansLeftOut): string[] {
   );
   if (leftOut.tracesNotDrawn > 0) {
     lines.push(
-      `${leftOut.tracesNotDrawn} more traces (${leftOut.spansNotDrawn} spans) not drawn: the waterfall holds the first ones only`,
+      `${leftOut.tracesNotDrawnEstimated ? 'about ' : ''}${leftOut.tracesNotDrawn} more traces (${leftOut.spansNotDrawn} spans) not drawn: the waterfall holds the first ones only`,
     );
   }
   return lines;

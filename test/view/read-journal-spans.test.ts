@@ -87,6 +87,7 @@ describe('DrawnSpans', () => {
     expect(drawn.leftOut()).toEqual({
       traces: [{ traceId: 't1', drawn: 2, leftOut: 1, limit: 'total' }],
       tracesNotDrawn: 2,
+      tracesNotDrawnEstimated: false,
       spansNotDrawn: 3,
     });
   });
@@ -103,7 +104,12 @@ describe('DrawnSpans release()', () => {
     drawn.add(span('t4', 'd'));
     expect(drawn.released).toBe(true);
     expect(drawn.spans).toEqual([]);
-    expect(drawn.leftOut()).toEqual({ traces: [], tracesNotDrawn: 1, spansNotDrawn: 1 });
+    expect(drawn.leftOut()).toEqual({
+      traces: [],
+      tracesNotDrawn: 0,
+      tracesNotDrawnEstimated: false,
+      spansNotDrawn: 0,
+    });
   });
 });
 
