@@ -10,7 +10,10 @@
  * (strings, ints, doubles), 10 span events of 2 attributes each, status OK, under the resource
  * the sidecar detects (process, host, SDK: 17 attributes). With `--against`, the encoders of
  * another built checkout (`<checkout>/dist/sidecar/export/`) run in the same rounds, so a change
- * to the encoders is measured A/B in one process. Every row is the median time of interleaved
+ * to the encoders is measured A/B in one process; but the copy loaded second can run slower for
+ * that alone (protobuf about 1.5× slower either way round, 2026-12-04), so swap the two
+ * checkouts too, or compare each encoder's ratio to the stock serializer over separate runs
+ * (what the merge of the two encoders into one walk was judged by). Every row is the median time of interleaved
  * rounds (a noisy neighbour slows every row alike), after a warm-up round.
  */
 import { existsSync } from 'node:fs';

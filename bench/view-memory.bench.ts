@@ -1,7 +1,9 @@
 /**
  * Peak resident memory of `tooltrace view` on a journal of about 100 MB and one of about 1 GB,
- * side by side in one run: the bar is that the second stays within a few hundred MB, bounded by
- * the spans held for drawing rather than by the size of the file. The journals are written to a
+ * side by side in one run, summarised (the default for more traces than a screen) and drawn with
+ * `--all` (up to 20,000 spans held): the bar is that peak memory stays flat as the file grows,
+ * bounded by the summary's and the sidecar pipeline's indexes and the spans held for drawing
+ * rather than by the size of the file. The journals are written to a
  * temporary directory under /tmp (a session per turn: a model answer, three tool calls with
  * eight stream events each, a second answer; event ids and parent ids as `forwardEvents` writes
  * them) and deleted at the end.
@@ -100,10 +102,13 @@ async function writeJournal(
   return { bytes, lines };
 }
 
-/** Runs `tooltrace view path`, output discarded; its peak RSS in MB, seconds taken, stderr. */
-async function view(path: string): Promise<{ peakMb: number; seconds: number; stderr: string }> {
+/** Runs `tooltrace view ...args path`, output discarded; its peak RSS in MB, seconds, stderr. */
+async function view(
+  path: string,
+  args: readonly string[],
+): Promise<{ peakMb: number; seconds: number; stderr: string }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, 'view', path], {
+  const child = spawn(process.execPath, [CLI, 'view', ...args, path], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -124,26 +129,38 @@ async function view(path: string): Promise<{ peakMb: number; seconds: number; st
   return { peakMb: peakKb / 1024, seconds: (performance.now() - started) / 1000, stderr };
 }
 
+const MODES = [
+  { label: 'summary', args: [] },
+  { label: '--all  ', args: ['--all'] },
+] as const;
+
 const directory = await mkdtemp(join(tmpdir(), 'tooltrace-view-bench-'));
 try {
-  const results: { megabytes: number; peakMb: number }[] = [];
+  const results = new Map<string, { megabytes: number; peakMb: number }[]>();
   for (const megabytes of SIZES_MB) {
     const path = join(directory, `journal-${megabytes}mb.ndjson`);
     const written = await writeJournal(path, megabytes);
     const size = (await stat(path)).size / 1024 / 1024;
-    const { peakMb, seconds, stderr } = await view(path);
-    results.push({ megabytes: size, peakMb });
     console.log(
-      `${size.toFixed(0).padStart(5)} MB journal, ${written.lines.toLocaleString('en')} lines: ` +
-        `peak RSS ${peakMb.toFixed(0)} MB, ${seconds.toFixed(1)} s`,
+      `${size.toFixed(0).padStart(5)} MB journal, ${written.lines.toLocaleString('en')} lines:`,
     );
-    for (const line of stderr.trim().split('\n').filter(Boolean)) console.log(`      ${line}`);
+    for (const mode of MODES) {
+      const { peakMb, seconds, stderr } = await view(path, mode.args);
+      const list = results.get(mode.label) ?? [];
+      list.push({ megabytes: size, peakMb });
+      results.set(mode.label, list);
+      console.log(
+        `  ${mode.label}  peak RSS ${peakMb.toFixed(0).padStart(4)} MB, ${seconds.toFixed(1)} s`,
+      );
+      for (const line of stderr.trim().split('\n').filter(Boolean)) console.log(`      ${line}`);
+    }
     await rm(path);
   }
-  if (results.length >= 2) {
-    const [small, large] = [results[0]!, results.at(-1)!];
+  for (const [label, list] of results) {
+    if (list.length < 2) continue;
+    const [small, large] = [list[0]!, list.at(-1)!];
     console.log(
-      `file ${(large.megabytes / small.megabytes).toFixed(1)}x larger, peak RSS ${(large.peakMb / small.peakMb).toFixed(2)}x`,
+      `${label.trim()}: file ${(large.megabytes / small.megabytes).toFixed(1)}x larger, peak RSS ${(large.peakMb / small.peakMb).toFixed(2)}x`,
     );
   }
 } finally {

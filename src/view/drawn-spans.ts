@@ -1,4 +1,5 @@
 import type { ReceivedSpan } from '../otlp/index.js';
+import { DistinctCount } from './distinct-count.js';
 
 /** Limits of {@link DrawnSpans}. */
 export interface DrawnSpansLimits {
@@ -35,12 +36,13 @@ export interface SpansLeftOut {
   traces: TraceLeftOut[];
   /** Traces not drawn at all (every span came past `maxSpans`), and their spans. */
   tracesNotDrawn: number;
+  /** Whether {@link tracesNotDrawn} is an estimate (past 50,000 traces, see `DistinctCount`). */
+  tracesNotDrawnEstimated: boolean;
   spansNotDrawn: number;
 }
 
 const DEFAULT_MAX_SPANS = 20_000;
 const DEFAULT_MAX_SPANS_PER_TRACE = 5_000;
-const MAX_TRACES_TOLD_APART = 100_000;
 
 /**
  * The spans `tooltrace view` holds to draw, within bounds: a waterfall of more than a few
@@ -56,10 +58,10 @@ export class DrawnSpans {
   readonly #heldByTrace = new Map<string, { all: number; bounded: number }>();
   /** Spans not held of traces held, by trace id, and whether the trace's own bound was hit. */
   readonly #leftOutByTrace = new Map<string, { count: number; limit: 'trace' | 'total' }>();
-  /** Traces none of whose spans are held, to count each once. */
-  readonly #tracesNotDrawn = new Set<string>();
-  #tracesNotDrawnCount = 0;
+  /** Traces none of whose spans are held, each counted once. */
+  #tracesNotDrawn = new DistinctCount();
   #spansNotDrawn = 0;
+  #released = false;
 
   constructor(limits: DrawnSpansLimits = {}) {
     this.#maxSpans = limits.maxSpans ?? DEFAULT_MAX_SPANS;
@@ -71,8 +73,14 @@ export class DrawnSpans {
     return this.#spans;
   }
 
+  /** Whether {@link release} was called: nothing is held from then on. */
+  get released(): boolean {
+    return this.#released;
+  }
+
   /** Holds `span` if the limits allow, else counts it. */
   add(span: ReceivedSpan): void {
+    if (this.#released) return;
     const { traceId } = span;
     const held = this.#heldByTrace.get(traceId);
     const isRoot = span.parentSpanId === '';
@@ -100,6 +108,20 @@ export class DrawnSpans {
     }
   }
 
+  /**
+   * Lets go of every span held and holds none from then on: `tooltrace view` calls it once it
+   * knows it will print a summary instead of drawing (more traces than the screen has rows), so
+   * that what it holds while reading the rest of a large journal is the summary alone.
+   */
+  release(): void {
+    this.#released = true;
+    this.#spans.length = 0;
+    this.#heldByTrace.clear();
+    this.#leftOutByTrace.clear();
+    this.#tracesNotDrawn = new DistinctCount();
+    this.#spansNotDrawn = 0;
+  }
+
   /** What was not held: traces drawn in part, and traces not drawn at all. */
   leftOut(): SpansLeftOut {
     const traces = [...this.#leftOutByTrace].map(([traceId, { count, limit }]) => ({
@@ -110,17 +132,14 @@ export class DrawnSpans {
     }));
     return {
       traces,
-      tracesNotDrawn: this.#tracesNotDrawnCount,
+      tracesNotDrawn: this.#tracesNotDrawn.size,
+      tracesNotDrawnEstimated: this.#tracesNotDrawn.estimated,
       spansNotDrawn: this.#spansNotDrawn,
     };
   }
 
   #notDrawn(traceId: string): void {
     this.#spansNotDrawn += 1;
-    if (this.#tracesNotDrawn.has(traceId)) return;
-    this.#tracesNotDrawnCount += 1;
-    // Told apart up to a bound like the rest: past it, each new span of a trace already
-    // counted may be counted as another trace (the count is then an upper bound).
-    if (this.#tracesNotDrawn.size < MAX_TRACES_TOLD_APART) this.#tracesNotDrawn.add(traceId);
+    this.#tracesNotDrawn.add(traceId);
   }
 }

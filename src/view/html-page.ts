@@ -160,7 +160,7 @@ function summaryHtml(summary: ViewSummary): string {
           `<tr><td>${formatDuration(call.durationNanos)}</td><td>${escapeHtml(call.tool)}</td><td><a href="#span=${call.spanId}">${call.traceId}</a></td><td class="message" title="${escapeHtml(call.message)}">${escapeHtml(call.message)}</td></tr>`,
       )
       .join('\n');
-  return `<p class="counts">${summary.tracesAtLeast ? 'over ' : ''}${count(summary.traces)} traces · ${count(summary.spans)} spans · ${count(summary.calls)} tool calls · <b class="error">${count(summary.errors)} failed</b> · <b class="cancelled">${count(summary.cancelled)} cancelled</b></p>
+  return `<p class="counts">${summary.tracesEstimated ? 'about ' : ''}${count(summary.traces)} traces · ${count(summary.spans)} spans · ${count(summary.calls)} tool calls · <b class="error">${count(summary.errors)} failed</b> · <b class="cancelled">${count(summary.cancelled)} cancelled</b></p>
 <div class="summary">
 <div><h2>Tools</h2><table class="tools"><tr><th>tool</th><th>calls</th><th>errors</th><th>p50</th><th>p95</th><th>first partial</th></tr>
 ${rows}</table></div>

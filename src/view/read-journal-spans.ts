@@ -10,7 +10,7 @@ import {
 import { parseKeyValueList } from '../sidecar/export/index.js';
 import type { ReceivedSpan } from '../otlp/index.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, type DecodeFailure } from '../wire/index.js';
-import { DrawnSpans, type DrawnSpansLimits, type SpansLeftOut } from './drawn-spans.js';
+import { DrawnSpans, type SpansLeftOut } from './drawn-spans.js';
 import { receivedSpanOf } from './received-span-of.js';
 
 /** Options for {@link readJournalSpans}. */
@@ -22,8 +22,12 @@ export interface ReadJournalOptions {
   traceBy?: TraceBy;
   /** Read for `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`. @default process.env */
   env?: NodeJS.ProcessEnv;
-  /** How many spans are held for drawing (see {@link DrawnSpans}). */
-  limits?: DrawnSpansLimits;
+  /**
+   * Where the spans are held for drawing, within its bounds; the caller may
+   * {@link DrawnSpans.release | release} them half-way.
+   * @default a new DrawnSpans with its default limits
+   */
+  held?: DrawnSpans;
   /** Told about each line skipped, with its number (1-based) and why. */
   onBadLine?: (lineNumber: number, failure: DecodeFailure) => void;
   /** Told about every span as it ends, held or not (the summary counts them all). */
@@ -80,7 +84,7 @@ export async function readJournalSpans(
     ...parseKeyValueList(env.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES'),
     'service.name': env.OTEL_SERVICE_NAME ?? SERVICE_NAME,
   });
-  const drawn = new DrawnSpans(options.limits);
+  const drawn = options.held ?? new DrawnSpans();
   const progress = options.progress;
   const collector: SpanProcessor = {
     onStart: () => {},

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { TraceBy } from '../otel/index.js';
 import { decodeTraceRequest, type ReceivedSpan } from '../otlp/index.js';
 import { decodeEnvelope, LineSplitter, type DecodeFailure } from '../wire/index.js';
-import { DrawnSpans, type DrawnSpansLimits, type SpansLeftOut } from './drawn-spans.js';
+import { DrawnSpans, type SpansLeftOut } from './drawn-spans.js';
 import { readJournalSpans, type ReadProgress } from './read-journal-spans.js';
 
 /** Options for {@link readViewFile}: where each span goes, and how a journal is replayed. */
@@ -11,7 +11,8 @@ export interface ReadViewFileOptions {
   size: number;
   traceBy?: TraceBy;
   env?: NodeJS.ProcessEnv;
-  limits?: DrawnSpansLimits;
+  /** Where the spans are held for drawing. @default a new DrawnSpans with its default limits */
+  held?: DrawnSpans;
   /** Every span read, held or not. */
   onSpan?: (span: ReceivedSpan) => void;
   /** Which spans are held for drawing. @default every span */
@@ -58,7 +59,7 @@ export async function readViewFile(
     const first = probe.lines.find((line) => line.trim() !== '');
     if (first === undefined) return `${path} is empty`;
     const firstNumber = probe.lines.indexOf(first) + 1;
-    const held = new DrawnSpans(options.limits);
+    const held = options.held ?? new DrawnSpans();
     let spansRead = 0;
     const take = (span: ReceivedSpan): void => {
       spansRead += 1;
@@ -108,7 +109,7 @@ export async function readViewFile(
       {
         ...(options.traceBy === undefined ? {} : { traceBy: options.traceBy }),
         ...(options.env === undefined ? {} : { env: options.env }),
-        ...(options.limits === undefined ? {} : { limits: options.limits }),
+        held,
         ...(options.onSpan === undefined ? {} : { onSpan: options.onSpan }),
         ...(options.hold === undefined ? {} : { hold: options.hold }),
         ...(options.onBadLine === undefined ? {} : { onBadLine: options.onBadLine }),

@@ -1,6 +1,6 @@
 import type { Attributes, HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import type { ReceivedSpan } from '../otlp/index.js';
+import type { ReceivedScope, ReceivedSpan } from '../otlp/index.js';
 
 /**
  * An ended SDK span as a receiver would decode it ({@link ReceivedSpan}, what the waterfall
@@ -8,7 +8,9 @@ import type { ReceivedSpan } from '../otlp/index.js';
  * process, and an encode, a request and a decode per span would cost more than the replay.
  * Kinds and status codes are mapped to the OTLP numbers (the API's kinds start at 0, OTLP's at
  * 1); attribute values are kept as the SDK holds them (strings, numbers, booleans, arrays);
- * `encoding` says `protobuf`, what the sidecar would have sent.
+ * `encoding` says `protobuf`, what the sidecar would have sent. Spans of one resource share one
+ * copy of its attributes, and spans of one tracer one scope, as a decoded request's do: a span
+ * held for drawing costs its own fields only.
  */
 export function receivedSpanOf(span: ReadableSpan): ReceivedSpan {
   const context = span.spanContext();
@@ -37,13 +39,34 @@ export function receivedSpanOf(span: ReadableSpan): ReceivedSpan {
     droppedAttributesCount: span.droppedAttributesCount,
     droppedEventsCount: span.droppedEventsCount,
     droppedLinksCount: span.droppedLinksCount,
-    resource: plain(span.resource.attributes),
-    scope: {
-      name: span.instrumentationScope.name,
-      version: span.instrumentationScope.version ?? '',
-    },
+    resource: resourceOf(span.resource),
+    scope: scopeOf(span.instrumentationScope),
     encoding: 'protobuf',
   };
+}
+
+type Resource = ReadableSpan['resource'];
+type InstrumentationScope = ReadableSpan['instrumentationScope'];
+
+const resources = new WeakMap<Resource, Record<string, unknown>>();
+const scopes = new WeakMap<InstrumentationScope, ReceivedScope>();
+
+function resourceOf(resource: Resource): Record<string, unknown> {
+  let attributes = resources.get(resource);
+  if (attributes === undefined) {
+    attributes = plain(resource.attributes);
+    resources.set(resource, attributes);
+  }
+  return attributes;
+}
+
+function scopeOf(scope: InstrumentationScope): ReceivedScope {
+  let received = scopes.get(scope);
+  if (received === undefined) {
+    received = { name: scope.name, version: scope.version ?? '' };
+    scopes.set(scope, received);
+  }
+  return received;
 }
 
 function unixNano(time: HrTime): bigint {

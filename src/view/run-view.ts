@@ -2,7 +2,7 @@ import { stat, writeFile } from 'node:fs/promises';
 import type { TraceBy } from '../otel/index.js';
 import type { ReceivedSpan } from '../otlp/index.js';
 import { printable } from '../sidecar/printable.js';
-import type { DrawnSpansLimits, SpansLeftOut } from './drawn-spans.js';
+import { DrawnSpans, type DrawnSpansLimits, type SpansLeftOut } from './drawn-spans.js';
 import { renderHtmlPage } from './html-page.js';
 import type { ReadProgress } from './read-journal-spans.js';
 import { readViewFile, type ViewFile } from './read-view-file.js';
@@ -110,12 +110,13 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
       onSpan: (span: ReceivedSpan) => void,
       hold: (span: ReceivedSpan) => boolean,
       first: boolean,
+      held?: DrawnSpans,
     ): Promise<ViewFile | string> =>
       readViewFile(path, {
         size,
         ...(options.traceBy === undefined ? {} : { traceBy: options.traceBy }),
         ...(options.env === undefined ? {} : { env: options.env }),
-        ...(limits === undefined ? {} : { limits }),
+        ...(held === undefined ? {} : { held }),
         progress,
         onSpan,
         hold,
@@ -159,12 +160,25 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
     }
     const summary = new ViewSummary();
     const wanted = (span: ReceivedSpan): boolean => inScope(span) && (selected?.(span) ?? true);
+    const rows = screenRows(options.stdout, options.env ?? process.env);
+    // Without --all or --html, more traces than rows are summarised, not drawn: once the summary
+    // has seen that many, the spans held are let go and the rest of the file is only counted.
+    const drawsAScreenAtMost = options.html === undefined && options.all !== true;
+    const held = new DrawnSpans(limits);
     const result = await read(
       (span) => {
         if (wanted(span)) summary.add(span);
       },
-      wanted,
+      (span) => {
+        if (!wanted(span) || held.released) return false;
+        if (drawsAScreenAtMost && summary.traces > rows) {
+          held.release();
+          return false;
+        }
+        return true;
+      },
       !byCall,
+      held,
     );
     shown.stop();
     if (typeof result === 'string') {
@@ -172,7 +186,7 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
       return 2;
     }
     if (!byCall && !reportRead(path, result, say)) return 2;
-    if (result.spans.length === 0) {
+    if (result.spans.length === 0 && summary.spans === 0) {
       const filters = describeFilter(filter);
       say(
         filters === ''
@@ -194,13 +208,12 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
         `wrote ${printable(options.html)}: ${new Set(result.spans.map((span) => span.traceId)).size} traces, ${result.spans.length} spans, ${Math.ceil(Buffer.byteLength(page) / 1024)} KB\n`,
       );
     } else {
-      const rows = screenRows(options.stdout, options.env ?? process.env);
       const manyTraces = summary.traces > rows;
       if (manyTraces) options.stdout.write(`${summary.render()}\n`);
       summaryOnly = manyTraces && options.all !== true;
       if (summaryOnly) {
         options.stdout.write(
-          `${summary.traces.toLocaleString('en-US')} traces are more than a screen: --all draws every one, or pick with --trace ID, --session ID, --tool NAME, --errors, --slowest N (or --html FILE)\n`,
+          `${summary.tracesEstimated ? 'about ' : ''}${summary.traces.toLocaleString('en-US')} traces are more than a screen: --all draws every one, or pick with --trace ID, --session ID, --tool NAME, --errors, --slowest N (or --html FILE)\n`,
         );
       } else {
         options.stdout.write(
@@ -286,7 +299,7 @@ function leftOutLines(leftOut: SpansLeftOut): string[] {
   );
   if (leftOut.tracesNotDrawn > 0) {
     lines.push(
-      `${leftOut.tracesNotDrawn} more traces (${leftOut.spansNotDrawn} spans) not drawn: the waterfall holds the first ones only`,
+      `${leftOut.tracesNotDrawnEstimated ? 'about ' : ''}${leftOut.tracesNotDrawn} more traces (${leftOut.spansNotDrawn} spans) not drawn: the waterfall holds the first ones only`,
     );
   }
   return lines;

@@ -1,5 +1,6 @@
 import type { ReceivedSpan } from '../otlp/index.js';
 import { printable } from '../sidecar/printable.js';
+import { DistinctCount } from './distinct-count.js';
 import { formatToolTable, type ToolTableRow } from './tool-table.js';
 import { formatDuration } from './waterfall.js';
 
@@ -39,21 +40,19 @@ interface ToolStats {
 const STATUS_ERROR = 2;
 /** Durations held per tool for its percentiles; past it, a uniform sample of that size. */
 const MAX_DURATIONS = 100_000;
-/** Trace ids told apart; past it, the count is a lower bound and says so. */
-const MAX_TRACES = 500_000;
 
 /**
  * What `tooltrace view` says about a file before (or instead of) drawing it: traces, calls,
  * errors and cancelled calls, a per-tool table (calls, errors, p50/p95 duration, mean time to
  * first partial), the slowest calls and the failed ones with their trace ids. Spans are added
  * as they are read and none is held, so the summary covers a journal of any size in bounded
- * memory (percentiles past 100,000 calls of one tool come from a uniform sample of that size).
+ * memory: percentiles past 100,000 calls of one tool come from a uniform sample of that size,
+ * and past 50,000 traces their number is estimated (within about 2 %, said as `about N traces`).
  */
 export class ViewSummary {
   readonly #slowestCount: number;
   readonly #failedCount: number;
-  readonly #traces = new Set<string>();
-  #tracesUncounted = false;
+  readonly #traces = new DistinctCount();
   #spans = 0;
   #calls = 0;
   #errors = 0;
@@ -75,8 +74,7 @@ export class ViewSummary {
     const attributes = span.attributes;
     if (attributes['tooltrace.inflight'] === true) return;
     this.#spans += 1;
-    if (this.#traces.size < MAX_TRACES) this.#traces.add(span.traceId);
-    else if (!this.#traces.has(span.traceId)) this.#tracesUncounted = true;
+    this.#traces.add(span.traceId);
     if (attributes['gen_ai.operation.name'] !== 'execute_tool') return;
     const name = attributes['gen_ai.tool.name'];
     const tool = typeof name === 'string' ? name : '';
@@ -108,14 +106,14 @@ export class ViewSummary {
     this.#keepIfSlow(call);
   }
 
-  /** Traces seen (a lower bound when {@link tracesAtLeast} is true). */
+  /** Traces seen (an estimate when {@link tracesEstimated} is true). */
   get traces(): number {
     return this.#traces.size;
   }
 
-  /** Whether more traces were seen than are told apart. */
-  get tracesAtLeast(): boolean {
-    return this.#tracesUncounted;
+  /** Whether more traces were seen than are told apart (50,000): {@link traces} is then estimated. */
+  get tracesEstimated(): boolean {
+    return this.#traces.estimated;
   }
 
   get spans(): number {
@@ -169,7 +167,7 @@ export class ViewSummary {
   render(): string {
     const count = (value: number): string => value.toLocaleString('en-US');
     const lines = [
-      `${this.#tracesUncounted ? 'over ' : ''}${count(this.traces)} traces, ${count(this.#spans)} spans, ` +
+      `${this.#traces.estimated ? 'about ' : ''}${count(this.traces)} traces, ${count(this.#spans)} spans, ` +
         `${count(this.#calls)} tool calls: ${count(this.#errors)} failed, ${count(this.#cancelled)} cancelled`,
     ];
     if (this.#calls > 0) {

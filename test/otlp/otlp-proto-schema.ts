@@ -1,8 +1,8 @@
 import protobuf from 'protobufjs';
 
 /**
- * The parts of opentelemetry-proto (common/v1, resource/v1, trace/v1, logs/v1 and the collector
- * trace and logs services) the receiver deals with, written out here for the tests: protobufjs
+ * The parts of opentelemetry-proto (common/v1, resource/v1, trace/v1, logs/v1, metrics/v1 and the
+ * collector trace, logs and metrics services) the receiver deals with, written out here for the tests: protobufjs
  * encodes hand-built requests with them, an encoder independent of both the exporter under test
  * and the receiver's one decoder (src/otlp/decode-trace-protobuf.ts and
  * decode-logs-protobuf.ts, over ProtobufReader). Field numbers match opentelemetry-proto; fields
@@ -159,6 +159,97 @@ message RpcStatus {
   int32 code = 1;
   string message = 2;
 }
+message NumberDataPoint {
+  repeated KeyValue attributes = 7;
+  fixed64 start_time_unix_nano = 2;
+  fixed64 time_unix_nano = 3;
+  oneof value {
+    double as_double = 4;
+    sfixed64 as_int = 6;
+  }
+  uint32 flags = 8;
+}
+
+message HistogramDataPoint {
+  repeated KeyValue attributes = 9;
+  fixed64 start_time_unix_nano = 2;
+  fixed64 time_unix_nano = 3;
+  fixed64 count = 4;
+  optional double sum = 5;
+  repeated fixed64 bucket_counts = 6;
+  repeated double explicit_bounds = 7;
+  uint32 flags = 10;
+  optional double min = 11;
+  optional double max = 12;
+}
+
+message ExponentialHistogramDataPoint {
+  message Buckets {
+    sint32 offset = 1;
+    repeated uint64 bucket_counts = 2;
+  }
+  repeated KeyValue attributes = 1;
+  fixed64 start_time_unix_nano = 2;
+  fixed64 time_unix_nano = 3;
+  fixed64 count = 4;
+  optional double sum = 5;
+  sint32 scale = 6;
+  fixed64 zero_count = 7;
+  Buckets positive = 8;
+  Buckets negative = 9;
+  uint32 flags = 10;
+  optional double min = 12;
+  optional double max = 13;
+  double zero_threshold = 14;
+}
+
+message Gauge {
+  repeated NumberDataPoint data_points = 1;
+}
+
+message Sum {
+  repeated NumberDataPoint data_points = 1;
+  int32 aggregation_temporality = 2;
+  bool is_monotonic = 3;
+}
+
+message Histogram {
+  repeated HistogramDataPoint data_points = 1;
+  int32 aggregation_temporality = 2;
+}
+
+message ExponentialHistogram {
+  repeated ExponentialHistogramDataPoint data_points = 1;
+  int32 aggregation_temporality = 2;
+}
+
+message Metric {
+  string name = 1;
+  string description = 2;
+  string unit = 3;
+  oneof data {
+    Gauge gauge = 5;
+    Sum sum = 7;
+    Histogram histogram = 9;
+    ExponentialHistogram exponential_histogram = 10;
+  }
+}
+
+message ScopeMetrics {
+  InstrumentationScope scope = 1;
+  repeated Metric metrics = 2;
+  string schema_url = 3;
+}
+
+message ResourceMetrics {
+  Resource resource = 1;
+  repeated ScopeMetrics scope_metrics = 2;
+  string schema_url = 3;
+}
+
+message ExportMetricsServiceRequest {
+  repeated ResourceMetrics resource_metrics = 1;
+}
 `;
 
 /**
@@ -170,6 +261,7 @@ export interface OtlpProtoTypes {
   readonly exportTraceServiceResponse: protobuf.Type;
   readonly exportLogsServiceRequest: protobuf.Type;
   readonly exportLogsServiceResponse: protobuf.Type;
+  readonly exportMetricsServiceRequest: protobuf.Type;
   readonly rpcStatus: protobuf.Type;
 }
 
@@ -188,6 +280,7 @@ export function otlpProtoTypes(): OtlpProtoTypes {
       exportTraceServiceResponse: lookup('ExportTraceServiceResponse'),
       exportLogsServiceRequest: lookup('ExportLogsServiceRequest'),
       exportLogsServiceResponse: lookup('ExportLogsServiceResponse'),
+      exportMetricsServiceRequest: lookup('ExportMetricsServiceRequest'),
       rpcStatus: lookup('RpcStatus'),
     };
   }

@@ -87,7 +87,28 @@ describe('DrawnSpans', () => {
     expect(drawn.leftOut()).toEqual({
       traces: [{ traceId: 't1', drawn: 2, leftOut: 1, limit: 'total' }],
       tracesNotDrawn: 2,
+      tracesNotDrawnEstimated: false,
       spansNotDrawn: 3,
+    });
+  });
+});
+
+describe('DrawnSpans release()', () => {
+  it('lets go of every span held and holds none of those that come after', () => {
+    const drawn = new DrawnSpans({ maxSpans: 2 });
+    drawn.add(span('t1', 'a'));
+    drawn.add(span('t2', 'b'));
+    drawn.add(span('t3', 'c'));
+    drawn.release();
+    drawn.add(span('t1', 'root', ''));
+    drawn.add(span('t4', 'd'));
+    expect(drawn.released).toBe(true);
+    expect(drawn.spans).toEqual([]);
+    expect(drawn.leftOut()).toEqual({
+      traces: [],
+      tracesNotDrawn: 0,
+      tracesNotDrawnEstimated: false,
+      spansNotDrawn: 0,
     });
   });
 });

@@ -2,6 +2,7 @@ import type { MeterProvider as MeterProviderApi } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { ConfigurationError } from '../../errors/index.js';
+import { OtlpMetricsEncoder } from '../../otlp/index.js';
 import { MAX_DELAY_MS } from './export-config.js';
 import { resolveExporterSelection, type ExporterName } from './exporter-selection.js';
 import { readExportTls, type ExportTls } from './export-tls.js';
@@ -162,8 +163,8 @@ export async function startMetricsExport(options: MetricsExportOptions): Promise
 
 /**
  * An OTLP metric exporter over a transport of the sidecar's own, which sends the one
- * `User-Agent` every tooltrace transport sends (see {@link httpMetricTransport}), with the stock
- * serializers. The gRPC transport, and `@grpc/grpc-js` (a quarter of a second), are loaded only
+ * `User-Agent` every tooltrace transport sends (see {@link httpMetricTransport}), with the
+ * otlp room's {@link OtlpMetricsEncoder}. The gRPC transport, and `@grpc/grpc-js` (a quarter of a second), are loaded only
  * when asked for.
  */
 async function otlpMetricExporter(
@@ -171,9 +172,6 @@ async function otlpMetricExporter(
   headers: Record<string, string>,
 ): Promise<Required<PushMetricExporter>> {
   const { OtlpMetricExporter } = await import('./otlp-metric-exporter.js');
-  const { JsonMetricsSerializer, ProtobufMetricsSerializer } = commonJs(
-    await import('@opentelemetry/otlp-transformer'),
-  );
   const json = config.protocol === 'http/json';
   const transportOptions = {
     url: config.url,
@@ -187,7 +185,7 @@ async function otlpMetricExporter(
       : httpMetricTransport(transportOptions);
   return new OtlpMetricExporter(
     transport,
-    json ? JsonMetricsSerializer : ProtobufMetricsSerializer,
+    new OtlpMetricsEncoder(json ? 'json' : 'protobuf'),
     config.timeoutMs,
     config.temporality,
   );

@@ -10,13 +10,13 @@ import {
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
 
-/** Turns collected metrics into an OTLP request body (the stock protobuf or JSON serializer). */
+/** Turns collected metrics into an OTLP request body ({@link OtlpMetricsEncoder}, or the stock serializers). */
 export interface MetricsSerializer {
   serializeRequest(metrics: ResourceMetrics): Uint8Array | undefined;
 }
 
 /**
- * The sidecar's OTLP metric exporter: the stock serializer, the temporality
+ * The sidecar's OTLP metric exporter: the otlp room's metrics encoder, the temporality
  * `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE` asks for and default aggregations (what the
  * stock exporter does), sent once per collection over a
  * transport of the sidecar's own ({@link httpMetricTransport} or `grpcMetricTransport`), so that
