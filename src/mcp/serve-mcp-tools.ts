@@ -90,7 +90,10 @@ export function serveMcpTools(
   tools: readonly (ChannelTool | McpServedTool)[],
   options?: ServeMcpToolsOptions,
 ): RegisteredTool[];
-/** The same on the 2.x line's `McpServer` (`@modelcontextprotocol/server`); no tasks there. */
+/**
+ * The same on the 2.x line's `McpServer` (`@modelcontextprotocol/server`); an entry with
+ * `execution` is refused there (that line has no task API).
+ */
 export function serveMcpTools(
   server: McpServer2,
   tools: readonly (ChannelTool | McpServedTool)[],
