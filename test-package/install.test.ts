@@ -48,6 +48,65 @@ const ADAPTER_SETUP = [
   'zod',
 ];
 
+/**
+ * One SDK line alone: a program serving a tool with `serveMcpTools` and calling it through
+ * `mcpTools`, over the line's in-memory transport, that prints the result and the progress the
+ * caller's bus saw. Type-checked without skipLibCheck, then run.
+ */
+const MCP_LINES = {
+  '1.x': {
+    packages: ['@modelcontextprotocol/sdk@1'],
+    absent: ['@modelcontextprotocol/server', '@modelcontextprotocol/client'],
+    imports: [
+      "import { Client } from '@modelcontextprotocol/sdk/client/index.js';",
+      "import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';",
+      "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
+    ],
+  },
+  '2.x': {
+    packages: ['@modelcontextprotocol/server@2', '@modelcontextprotocol/client@2'],
+    absent: ['@modelcontextprotocol/sdk'],
+    imports: [
+      "import { Client } from '@modelcontextprotocol/client';",
+      "import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';",
+    ],
+  },
+} as const;
+
+function mcpProgram(line: keyof typeof MCP_LINES): string {
+  return [
+    ...MCP_LINES[line].imports,
+    "import { z } from 'zod';",
+    "import { EventBus, StreamingToolPlugin, TOOL_INVOKE, TOOL_RESULT, TOOL_STREAM_PROGRESS } from 'tooltrace';",
+    "import type { ChannelTool, ToolResult, ToolStreamProgress } from 'tooltrace';",
+    "import { mcpTools, serveMcpTools, type McpServedTool } from 'tooltrace/mcp';",
+    '',
+    'const countFiles: ChannelTool = {',
+    "  name: 'count_files',",
+    '  async *stream(_signal, input) {',
+    "    for (const progress of [0.25, 0.25, 0.5, 1]) yield { kind: 'progress', progress };",
+    "    yield { kind: 'complete', payload: { folder: input.folder, files: 40 } };",
+    '  },',
+    '};',
+    "const served: McpServedTool = { tool: countFiles, description: 'Counts files', inputSchema: { folder: z.string() } };",
+    "const server = new McpServer({ name: 'files', version: '1.0.0' });",
+    'const registered = serveMcpTools(server, [served]);',
+    'const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();',
+    "const client = new Client({ name: 'agent', version: '1.0.0' });",
+    'await Promise.all([server.connect(serverTransport), client.connect(clientTransport)]);',
+    'const bus = new EventBus();',
+    'for (const tool of await mcpTools(client)) new StreamingToolPlugin(tool.name, () => tool).attach(bus);',
+    'const progress: number[] = [];',
+    'bus.subscribe<ToolStreamProgress>(TOOL_STREAM_PROGRESS, (event) => void progress.push(event.payload.progress));',
+    'const result = await new Promise<ToolResult>((resolve) => {',
+    '  bus.subscribe<ToolResult>(TOOL_RESULT, (event) => resolve(event.payload));',
+    "  bus.emit(TOOL_INVOKE, { id: 'tc_1', name: 'count_files', arguments: { folder: 'src' } });",
+    '});',
+    'console.log(JSON.stringify({ registered: registered.length, progress, output: JSON.parse(result.output) }));',
+    'await client.close();',
+  ].join('\n');
+}
+
 let tarball: string;
 let node24: string;
 let alone: string;
@@ -56,19 +115,34 @@ let withNewestSdk: string;
 let adaptersAi6: string;
 let adaptersAi7: string;
 let withoutPeer: string;
+let mcp1x: string;
+let mcp2x: string;
 let receiver: OtlpReceiver;
 
 beforeAll(async () => {
   tarball = packTarball();
   node24 = nodeBinary(24);
-  [alone, withSdk2, withNewestSdk, adaptersAi6, adaptersAi7, withoutPeer] = await Promise.all([
-    scratchProject('alone', [tarball, '@opentelemetry/api']),
-    scratchProject('sdk-2', [tarball, '@opentelemetry/api', ...SDK_2]),
-    scratchProject('sdk-newest', [tarball, ...SDK_NEWEST]),
-    scratchProject('adapters-ai-6', [tarball, ...ADAPTER_SETUP, 'ai@6']),
-    scratchProject('adapters-ai-7', [tarball, ...ADAPTER_SETUP, 'ai@7', '@ai-sdk/otel@1']),
-    scratchProject('without-peer', [tarball], ['--legacy-peer-deps']),
-  ]);
+  [alone, withSdk2, withNewestSdk, adaptersAi6, adaptersAi7, withoutPeer, mcp1x, mcp2x] =
+    await Promise.all([
+      scratchProject('alone', [tarball, '@opentelemetry/api']),
+      scratchProject('sdk-2', [tarball, '@opentelemetry/api', ...SDK_2]),
+      scratchProject('sdk-newest', [tarball, ...SDK_NEWEST]),
+      scratchProject('adapters-ai-6', [tarball, ...ADAPTER_SETUP, 'ai@6']),
+      scratchProject('adapters-ai-7', [tarball, ...ADAPTER_SETUP, 'ai@7', '@ai-sdk/otel@1']),
+      scratchProject('without-peer', [tarball], ['--legacy-peer-deps']),
+      scratchProject('mcp-1x', [
+        tarball,
+        '@opentelemetry/api',
+        ...MCP_LINES['1.x'].packages,
+        'zod',
+      ]),
+      scratchProject('mcp-2x', [
+        tarball,
+        '@opentelemetry/api',
+        ...MCP_LINES['2.x'].packages,
+        'zod',
+      ]),
+    ]);
   for (const folder of [adaptersAi6, adaptersAi7]) {
     writeFileSync(join(folder, 'mcp.mjs'), readmeBlockAsJavaScript('serveMcpTools('));
     writeFileSync(join(folder, 'ai-sdk.mjs'), readmeBlockAsJavaScript('traceAiSdkTools('));
@@ -100,10 +174,36 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver?.close();
   rmSync(join(tarball, '..'), { recursive: true, force: true });
-  for (const folder of [alone, withSdk2, withNewestSdk, adaptersAi6, adaptersAi7, withoutPeer]) {
+  for (const folder of [
+    alone,
+    withSdk2,
+    withNewestSdk,
+    adaptersAi6,
+    adaptersAi7,
+    withoutPeer,
+    mcp1x,
+    mcp2x,
+  ]) {
     if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
   }
 });
+
+/** The diagnostics of type-checking `file` as a user's strict project does, no skipLibCheck. */
+function typeProblems(file: string): string[] {
+  const program = ts.createProgram([file], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    strict: true,
+    skipLibCheck: false,
+    noEmit: true,
+    types: ['node'],
+    typeRoots: [join(ROOT, 'node_modules/@types')],
+  });
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, ' '));
+}
 
 /** Spans of one trace that a program exported, once `count` of them arrived. */
 async function traceOf(count: number, traceHas: (span: ReceivedSpan) => boolean) {
@@ -367,5 +467,39 @@ describe('ai 7 with its own OpenTelemetry integration (@ai-sdk/otel) on Node 24'
     expect(calls[0]!.events.filter((event) => event.name === 'tool.stream.partial')).toHaveLength(
       2,
     );
+  });
+});
+
+describe.each([
+  ['1.x', () => mcp1x],
+  ['2.x', () => mcp2x],
+] as const)('tooltrace/mcp with the MCP SDK %s line alone', (line, folder) => {
+  it('installs that line and not the other', () => {
+    const names = new Set(installedPackages(folder()).map((entry) => entry.name));
+    for (const name of MCP_LINES[line].packages) expect(names).toContain(name.replace(/@\d+$/, ''));
+    for (const name of MCP_LINES[line].absent) expect(names).not.toContain(name);
+  });
+
+  it('type-checks a program serving and calling a tool, without skipLibCheck', () => {
+    const file = join(folder(), 'mcp.ts');
+    writeFileSync(file, mcpProgram(line));
+    expect(typeProblems(file)).toEqual([]);
+  });
+
+  it('runs it: the result, and the progress as the tool reported it', async () => {
+    const { outputText } = ts.transpileModule(mcpProgram(line), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    });
+    writeFileSync(join(folder(), 'mcp.mjs'), outputText);
+    const { code, stdout, stderr } = await runWith(process.execPath, folder(), ['node', 'mcp.mjs']);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(stdout)).toEqual({
+      registered: 1,
+      progress: [0.25, 0.25, 0.5, 1],
+      output: {
+        content: [{ type: 'text', text: '{"folder":"src","files":40}' }],
+        structuredContent: { folder: 'src', files: 40 },
+      },
+    });
   });
 });

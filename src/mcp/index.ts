@@ -7,3 +7,4 @@ export { McpToolError } from './mcp-tool-error.js';
 export { McpNotConnectedError } from './mcp-not-connected-error.js';
 export type { McpClient } from './mcp-client.js';
 export type { McpToolDefinition } from './mcp-tool-definition.js';
+export type { McpRegisteredTool, McpToolAnnotations, McpToolServer } from './mcp-tool-server.js';

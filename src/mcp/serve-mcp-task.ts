@@ -1,4 +1,3 @@
-import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type {
   RequestHandlerExtra,
   RequestTaskStore,
@@ -6,6 +5,7 @@ import type {
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ToolCancelledError } from '../errors/index.js';
 import { toolOutput } from '../streamtool/tool-output.js';
+import type { McpRegisteredTool, McpToolServer } from './mcp-tool-server.js';
 import type { McpServedTool, ServedCall, StreamListener } from './served-tool.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -23,7 +23,11 @@ export interface ServedTaskOptions {
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 interface TaskRegistrar {
-  registerToolTask(name: string, config: Record<string, unknown>, handler: unknown): RegisteredTool;
+  registerToolTask(
+    name: string,
+    config: Record<string, unknown>,
+    handler: unknown,
+  ): McpRegisteredTool;
 }
 
 /**
@@ -34,12 +38,12 @@ interface TaskRegistrar {
  * `tasks/cancel` (the task turned `cancelled` in the store) aborts it.
  */
 export function registerTaskTool(
-  server: McpServer,
+  server: McpToolServer,
   served: McpServedTool,
   config: Record<string, unknown>,
   start: (input: Record<string, unknown>, extra: Extra, signal: AbortSignal) => ServedCall,
   options: ServedTaskOptions,
-): RegisteredTool {
+): McpRegisteredTool {
   const tasks = (server as unknown as { experimental?: { tasks?: TaskRegistrar } }).experimental
     ?.tasks;
   if (typeof tasks?.registerToolTask !== 'function') {

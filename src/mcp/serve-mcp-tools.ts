@@ -1,16 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { context, propagation, type MeterProvider } from '@opentelemetry/api';
-import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type {
-  McpServer as McpServer2,
-  RegisteredTool as RegisteredTool2,
-} from '@modelcontextprotocol/server';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type {
-  CallToolResult,
-  ServerNotification,
-  ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
 import { EventBus } from '../bus/index.js';
 import type { ToolAttributeValue, ToolCall } from '../events/index.js';
 import type { ChannelTool } from '../streamtool/index.js';
@@ -26,13 +15,12 @@ import {
   METHOD_TOOLS_CALL,
 } from './mcp-attribute-names.js';
 import { McpOperationMetrics } from './mcp-operation-metrics.js';
+import type { McpCallToolResult, McpRegisteredTool, McpToolServer } from './mcp-tool-server.js';
 import { networkTransportOf } from './network-transport.js';
 import { ProgressNotifier } from './progress-notifier.js';
 import { registerTaskTool } from './serve-mcp-task.js';
 import { servedRequestOf, type ServedRequest } from './served-request.js';
 import { StreamRelay, type McpServedTool, type ServedCall } from './served-tool.js';
-
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** Options for {@link serveMcpTools}. */
 export interface ServeMcpToolsOptions {
@@ -73,11 +61,11 @@ export interface ServeMcpToolsOptions {
 }
 
 /**
- * Serves `tools` on `server` (an `McpServer`, before it connects), each under its `name`. A call
- * runs the tool through `bridge`: its `progress` events become `notifications/progress` when the
- * client sent a progress token (a known fraction as `progress` with `total` 1), its `partial`
- * events progress notifications whose `message` is the partial,
- * its final payload the result (a string as one text item, an object as its JSON text and as
+ * Serves `tools` on `server` (an `McpServer` of either SDK line, 1.x or 2.x, before it
+ * connects), each under its `name`. A call runs the tool through `bridge`: its `progress` events
+ * become `notifications/progress` when the client sent a progress token (`progress` strictly
+ * increasing, as MCP requires, the fraction as `progress/total`), its `partial` events progress
+ * notifications whose `message` is the partial, its final payload the result (a string as one text item, an object as its JSON text and as
  * `structuredContent`, a `CallToolResult` as it is), and a failure a result with `isError`. A
  * client's `notifications/cancelled` aborts the tool. With a `bus`, the call's `tool.invoke`
  * carries `mcp.method.name`, `jsonrpc.request.id`, `mcp.session.id` and `network.transport` as
@@ -86,29 +74,22 @@ export interface ServeMcpToolsOptions {
  * (see {@link ServeMcpToolsOptions.meterProvider}). Returns the registered tools.
  */
 export function serveMcpTools(
-  server: McpServer,
-  tools: readonly (ChannelTool | McpServedTool)[],
-  options?: ServeMcpToolsOptions,
-): RegisteredTool[];
-/** The same on the 2.x line's `McpServer` (`@modelcontextprotocol/server`); no tasks there. */
-export function serveMcpTools(
-  server: McpServer2,
-  tools: readonly (ChannelTool | McpServedTool)[],
-  options?: ServeMcpToolsOptions,
-): RegisteredTool2[];
-export function serveMcpTools(
-  anyServer: McpServer | McpServer2,
+  server: McpToolServer,
   tools: readonly (ChannelTool | McpServedTool)[],
   options: ServeMcpToolsOptions = {},
-): (RegisteredTool | RegisteredTool2)[] {
+): McpRegisteredTool[] {
   // Both lines' registerTool take (name, config, callback); the callback's context differs and
   // is read through servedRequestOf.
-  const server = anyServer as McpServer;
-  if (server === null || typeof server !== 'object' || typeof server.registerTool !== 'function') {
+  const givenServer: unknown = server;
+  if (
+    givenServer === null ||
+    typeof givenServer !== 'object' ||
+    typeof server.registerTool !== 'function'
+  ) {
     throw new TypeError('server must be an McpServer');
   }
-  const given: unknown = tools;
-  if (!Array.isArray(given)) throw new TypeError('tools must be an array of ChannelTools');
+  const givenTools: unknown = tools;
+  if (!Array.isArray(givenTools)) throw new TypeError('tools must be an array of ChannelTools');
   const bus = options.bus ?? new EventBus();
   const source = options.source ?? 'mcp.server';
   const metrics = new McpOperationMetrics('server', options.meterProvider);
@@ -143,7 +124,10 @@ export function serveMcpTools(
         { pollInterval: options.taskPollInterval ?? 500, ttl: options.taskTtl ?? 300_000 },
       );
     }
-    const serve = async (input: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+    const serve = async (
+      input: Record<string, unknown>,
+      extra: unknown,
+    ): Promise<McpCallToolResult> => {
       const request = servedRequestOf(extra);
       const call = startCall(
         bus,
@@ -158,10 +142,11 @@ export function serveMcpTools(
       return call.result;
     };
     // With a schema the SDK passes (arguments, extra), without one just (extra).
-    return served.inputSchema === undefined
-      ? server.registerTool(tool.name, config, (extra: Extra) => serve({}, extra))
-      : server.registerTool(tool.name, config, ((input: Record<string, unknown>, extra: Extra) =>
-          serve(input, extra)) as never);
+    const callback =
+      served.inputSchema === undefined
+        ? (extra: unknown) => serve({}, extra)
+        : (input: Record<string, unknown>, extra: unknown) => serve(input, extra);
+    return server.registerTool(tool.name, config as never, callback as never);
   });
 }
 
@@ -199,7 +184,7 @@ export function startCall(
   if (served.description !== undefined) call.description = served.description;
   const relay = new StreamRelay(served.tool);
   const parent = propagation.extract(context.active(), request.meta ?? {});
-  const result = (async (): Promise<CallToolResult> => {
+  const result = (async (): Promise<McpCallToolResult> => {
     try {
       await context.with(parent, () =>
         runAsInvokeHandler(bus, call, source, () => bridge(bus, relay, call, { signal, source })),
@@ -220,16 +205,16 @@ export function startCall(
 }
 
 /** The `CallToolResult` for a tool's final payload. */
-export function resultOf(payload: unknown): CallToolResult {
+export function resultOf(payload: unknown): McpCallToolResult {
   if (isCallToolResult(payload)) return payload;
-  const result: CallToolResult = { content: [{ type: 'text', text: toolOutput(payload) }] };
+  const result: McpCallToolResult = { content: [{ type: 'text', text: toolOutput(payload) }] };
   if (payload !== null && typeof payload === 'object' && !Array.isArray(payload)) {
     result.structuredContent = payload as Record<string, unknown>;
   }
   return result;
 }
 
-function isCallToolResult(payload: unknown): payload is CallToolResult {
+function isCallToolResult(payload: unknown): payload is McpCallToolResult {
   return (
     payload !== null &&
     typeof payload === 'object' &&
@@ -237,6 +222,6 @@ function isCallToolResult(payload: unknown): payload is CallToolResult {
   );
 }
 
-function networkOf(server: McpServer, options: ServeMcpToolsOptions): string | undefined {
+function networkOf(server: McpToolServer, options: ServeMcpToolsOptions): string | undefined {
   return options.networkTransport ?? networkTransportOf(server.server.transport);
 }

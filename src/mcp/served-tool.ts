@@ -1,7 +1,6 @@
-import type { AnySchema, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolCall } from '../events/index.js';
 import type { ChannelTool, ToolEvent } from '../streamtool/index.js';
+import type { McpCallToolResult, McpToolAnnotations } from './mcp-tool-server.js';
 
 /** A {@link ChannelTool} with what an MCP client is told about it. */
 export interface McpServedTool {
@@ -12,13 +11,15 @@ export interface McpServedTool {
   /** What the tool does, for the model; also the span's `gen_ai.tool.description`. */
   description?: string;
   /**
-   * The arguments, as `McpServer.registerTool` takes them (a Zod object or raw shape): clients
-   * see it as the tool's JSON Schema, and calls are checked against it. Without one, the tool is
-   * listed as taking no arguments and receives `{}`.
+   * The arguments, as the server's `registerTool` takes them: a Zod object or a raw shape of Zod
+   * types (`{ folder: z.string() }`), on the 2.x line any Standard Schema with JSON Schema too.
+   * Clients see it as the tool's JSON Schema, and calls are checked against it. Without one, the
+   * tool is listed as taking no arguments and receives `{}`. Typed by shape (`object`) so that
+   * neither SDK line's declarations are needed; the SDK checks it when the tool is registered.
    */
-  inputSchema?: ZodRawShapeCompat | AnySchema;
+  inputSchema?: object;
   /** Hints for clients (`readOnlyHint`, `destructiveHint`, …), passed on as they are. */
-  annotations?: ToolAnnotations;
+  annotations?: McpToolAnnotations;
   /**
    * Whether calls run as MCP tasks (2025-11-25), as the 1.x SDK's `registerToolTask` takes it:
    * `required` (only as a task) or `optional` (either way). Needs an `McpServer` created with a
@@ -32,7 +33,7 @@ export interface McpServedTool {
 export interface ServedCall {
   readonly call: ToolCall;
   readonly relay: StreamRelay;
-  readonly result: Promise<CallToolResult>;
+  readonly result: Promise<McpCallToolResult>;
 }
 
 /** Where a served call's stream goes: the client's progress notifications, a task's status. */

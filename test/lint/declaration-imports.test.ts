@@ -52,6 +52,12 @@ describe('the published declarations', () => {
     expect(outside).toEqual([]);
   });
 
+  it('./mcp names neither MCP SDK line, so a project with one line alone type-checks', () => {
+    const named = packagesNamedFrom(join(ROOT, 'dist/mcp/index.d.ts'));
+    const sdks = [...named].filter(([name]) => name.startsWith('@modelcontextprotocol/'));
+    expect(sdks).toEqual([]);
+  });
+
   it('finds the peers it does name, so the walk reads the files', () => {
     const named = packagesNamedFrom(join(ROOT, 'dist/otel/index.d.ts'));
     expect(named.has('@opentelemetry/api')).toBe(true);

@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { EventBus } from '../../src/bus/index.js';
@@ -181,5 +182,96 @@ describe('serveMcpTools() with execution', () => {
     expect(() =>
       serveMcpTools(server, [{ tool: researchTool({}), execution: { taskSupport: 'required' } }]),
     ).toThrow('has no tasks capability for tools/call');
+  });
+});
+
+describe('an MCP task that asks for input, and one that runs long', () => {
+  /** A server written with the SDK alone: its task asks for input, then completes. */
+  async function connectAskingServer(): Promise<Client> {
+    const server = new McpServer(
+      { name: 'deploy', version: '1.0.0' },
+      {
+        capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+        taskStore: (taskStore = new InMemoryTaskStore()),
+      },
+    );
+    server.experimental.tasks.registerToolTask(
+      'deploy',
+      { description: 'Deploys after a confirmation', execution: { taskSupport: 'required' } },
+      {
+        createTask: async (extra) => {
+          const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 20 });
+          void (async () => {
+            await sleep(30);
+            await extra.taskStore.updateTaskStatus(task.taskId, 'input_required', 'confirm?');
+            await sleep(60);
+            await extra.taskStore.storeTaskResult(task.taskId, 'completed', {
+              content: [{ type: 'text', text: 'deployed' }],
+            });
+          })();
+          return { task };
+        },
+        getTask: (extra) => extra.taskStore.getTask(extra.taskId),
+        getTaskResult: async (extra) =>
+          (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+      },
+    );
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    const connected = new Client({ name: 'agent', version: '1.0.0' });
+    await Promise.all([server.connect(serverTransport), connected.connect(clientTransport)]);
+    return connected;
+  }
+
+  it('shows input_required on the span: the attribute, a status event with its message, then the result', async () => {
+    harness = await startTracingHarness({ register: true, tracing: { captureContent: true } });
+    client = await connectAskingServer();
+    attachTools(harness.bus, await mcpTools(client));
+
+    const result = await callTool(harness.bus, { id: 'tc_1', name: 'deploy', arguments: {} });
+
+    expect(JSON.parse(result.output)).toMatchObject({
+      content: [{ type: 'text', text: 'deployed' }],
+    });
+    const span = await harness.span('execute_tool deploy');
+    expect(span.attributes).toMatchObject({
+      'tooltrace.mcp.task.input_required': true,
+      'tooltrace.mcp.task.status': 'completed',
+    });
+    const statuses = span.events
+      .filter((event) => event.name === 'tool.stream.progress')
+      .map((event) => JSON.parse(String(event.attributes['tooltrace.stream.payload'])) as unknown);
+    expect(statuses).toContainEqual({ status: 'input_required', statusMessage: 'confirm?' });
+    expect(span.status.code).toBe(1);
+  });
+
+  it('exports in-flight snapshots of a running task, like any running call, then its final span', async () => {
+    harness = await startTracingHarness({
+      register: true,
+      tracing: { liveUpdates: true, liveIntervalMs: 40 },
+    });
+    client = await connectTaskServer(new EventBus(), {}, []);
+    attachTools(harness.bus, await mcpTools(client));
+
+    await callTool(harness.bus, { id: 'tc_1', name: 'research', arguments: { topic: 'otters' } });
+
+    await harness.tracing.forceFlush();
+    const spans = harness.receiver.spans;
+    const final = spans.find((span) => span.name === 'execute_tool research')!;
+    const snapshots = spans.filter((span) => span.name === 'execute_tool research (in flight)');
+    expect(snapshots.length).toBeGreaterThan(0);
+    for (const snapshot of snapshots) {
+      expect(snapshot.traceId).toBe(final.traceId);
+      expect(snapshot.parentSpanId).toBe(final.spanId);
+      expect(snapshot.attributes).toMatchObject({
+        'tooltrace.inflight': true,
+        'gen_ai.tool.call.id': 'tc_1',
+      });
+    }
+    // The later snapshots have the task's status events counted as the stream so far.
+    const counts = snapshots.map((snapshot) =>
+      Number(snapshot.attributes['tooltrace.stream.progress.count']),
+    );
+    expect(Math.max(...counts)).toBeGreaterThan(0);
+    expect(final.attributes['tooltrace.inflight.updates']).toBe(snapshots.length);
   });
 });

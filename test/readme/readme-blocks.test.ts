@@ -185,6 +185,23 @@ describe('README.md', () => {
     expect(client!.attributes['mcp.method.name']).toBe('tools/call');
   });
 
+  it('has an MCP tasks block that runs: one client span for the whole task, the served run under it', async () => {
+    const spans = await blockSpans('InMemoryTaskStore', 2);
+    const client = spans.find((span) => span.attributes['tooltrace.mcp.task.id'] !== undefined)!;
+    const served = spans.find((span) => span !== client)!;
+    expect([client.name, served.name]).toEqual(['execute_tool research', 'execute_tool research']);
+    expect(served.parentSpanId).toBe(client.spanId);
+    expect(client.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'tooltrace.mcp.task.status': 'completed',
+    });
+    const statuses = client.events
+      .filter((event) => event.name === 'tool.stream.progress')
+      .map((event) => String(event.attributes['tooltrace.stream.payload']));
+    expect(statuses.some((status) => status.includes('writing'))).toBe(true);
+    expect(served.events.filter((event) => event.name === 'tool.stream.progress')).toHaveLength(3);
+  });
+
   it('has an AI SDK block that runs: a span with the toolCallId and a partial per preliminary result', async () => {
     const [span] = await blockSpans('traceAiSdkTools(', 1);
     expect(span!.name).toBe('execute_tool forecast');

@@ -1,0 +1,230 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { McpServer as McpServer1 } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createMcpHandler, McpServer as McpServer2 } from '@modelcontextprotocol/server';
+import type { EventBus } from '../src/bus/index.js';
+import { serveMcpTools, type McpServedTool } from '../src/mcp/index.js';
+import type { ChannelTool, ToolEvent } from '../src/streamtool/index.js';
+
+/** A 1×1 PNG. */
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+
+/** A WAV file of 8 silent 8-bit mono samples at 8 kHz. */
+function silentWav(): string {
+  const samples = 8;
+  const wav = Buffer.alloc(44 + samples, 0x80);
+  wav.write('RIFF', 0, 'ascii');
+  wav.writeUInt32LE(36 + samples, 4);
+  wav.write('WAVEfmt ', 8, 'ascii');
+  wav.writeUInt32LE(16, 16); // fmt chunk size
+  wav.writeUInt16LE(1, 20); // PCM
+  wav.writeUInt16LE(1, 22); // mono
+  wav.writeUInt32LE(8000, 24); // sample rate
+  wav.writeUInt32LE(8000, 28); // byte rate
+  wav.writeUInt16LE(1, 32); // block align
+  wav.writeUInt16LE(8, 34); // bits per sample
+  wav.write('data', 36, 'ascii');
+  wav.writeUInt32LE(samples, 40);
+  return wav.toString('base64');
+}
+
+/** A ChannelTool whose one event is `complete` with `payload`, after a turn of work. */
+function answering(name: string, payload: unknown): ChannelTool {
+  return {
+    name,
+    async *stream(): AsyncGenerator<ToolEvent> {
+      await sleep(1);
+      yield { kind: 'complete', payload };
+    },
+  };
+}
+
+/**
+ * The tools the conformance suite's server scenarios call, as tooltrace tools: each a
+ * ChannelTool whose final payload is the `CallToolResult` the scenario asks for, a failure, or
+ * a stream of progress.
+ */
+export const conformanceTools: readonly McpServedTool[] = [
+  {
+    tool: answering('test_simple_text', {
+      content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+    }),
+    description: 'Returns simple text',
+  },
+  {
+    tool: answering('test_image_content', {
+      content: [{ type: 'image', data: PNG, mimeType: 'image/png' }],
+    }),
+    description: 'Returns an image',
+  },
+  {
+    tool: answering('test_audio_content', {
+      content: [{ type: 'audio', data: silentWav(), mimeType: 'audio/wav' }],
+    }),
+    description: 'Returns audio',
+  },
+  {
+    tool: answering('test_embedded_resource', {
+      content: [
+        {
+          type: 'resource',
+          resource: {
+            uri: 'test://embedded-resource',
+            mimeType: 'text/plain',
+            text: 'This is an embedded resource content.',
+          },
+        },
+      ],
+    }),
+    description: 'Returns an embedded resource',
+  },
+  {
+    tool: answering('test_multiple_content_types', {
+      content: [
+        { type: 'text', text: 'Multiple content types test:' },
+        { type: 'image', data: PNG, mimeType: 'image/png' },
+        {
+          type: 'resource',
+          resource: {
+            uri: 'test://mixed-content-resource',
+            mimeType: 'application/json',
+            text: '{"test":"data","value":123}',
+          },
+        },
+      ],
+    }),
+    description: 'Returns text, an image and a resource',
+  },
+  {
+    tool: {
+      name: 'test_error_handling',
+      // eslint-disable-next-line require-yield
+      async *stream(): AsyncGenerator<ToolEvent> {
+        await sleep(1);
+        throw new Error('This tool intentionally returns an error for testing');
+      },
+    },
+    description: 'Always fails',
+  },
+  {
+    tool: {
+      name: 'test_tool_with_progress',
+      async *stream(signal): AsyncGenerator<ToolEvent> {
+        for (const progress of [0, 0.5, 1]) {
+          yield { kind: 'progress', progress };
+          if (progress < 1) await sleep(50, undefined, { signal });
+        }
+        yield { kind: 'complete', payload: 'progress reported: 0%, 50%, 100%' };
+      },
+    },
+    description: 'Reports progress three times',
+  },
+];
+
+/** An MCP server listening on 127.0.0.1. */
+export interface ConformanceServer {
+  /** The Streamable HTTP endpoint, `http://127.0.0.1:PORT/mcp`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Which SDK line's `McpServer` serves the tools. */
+export type SdkLine = '1.x' | '2.x';
+
+/**
+ * Serves {@link conformanceTools} through `serveMcpTools` over Streamable HTTP, stateless (a
+ * server per POST, as both SDKs document it), every call emitted on `bus`.
+ */
+export async function startConformanceServer(
+  line: SdkLine,
+  bus: EventBus,
+): Promise<ConformanceServer> {
+  const handle = line === '1.x' ? legacyHandler(bus) : modernHandler(bus);
+  const http = createServer((request, response) => {
+    if (new URL(request.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') {
+      response.writeHead(404).end();
+      return;
+    }
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) response.writeHead(500);
+      response.end(String(error));
+    });
+  });
+  http.listen(0, '127.0.0.1');
+  await once(http, 'listening');
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  };
+}
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+
+/** The 1.x line: an `McpServer` and a `StreamableHTTPServerTransport` for each POST. */
+function legacyHandler(bus: EventBus): Handler {
+  return async (request, response) => {
+    if (request.method !== 'POST') {
+      response.writeHead(405, { allow: 'POST' }).end();
+      return;
+    }
+    const server = new McpServer1({ name: 'tooltrace-conformance', version: '1.0.0' });
+    serveMcpTools(server, conformanceTools, { bus });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    response.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request, response);
+  };
+}
+
+/** The 2.x line: `createMcpHandler`'s web-standard `fetch`, a new `McpServer` per request. */
+function modernHandler(bus: EventBus): Handler {
+  const handler = createMcpHandler(() => {
+    const server = new McpServer2({ name: 'tooltrace-conformance', version: '2.0.0' });
+    serveMcpTools(server, conformanceTools, { bus });
+    return server;
+  });
+  return async (request, response) => {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (typeof value === 'string') headers.set(name, value);
+      else if (Array.isArray(value)) for (const each of value) headers.append(name, each);
+    }
+    const body =
+      request.method === 'GET' || request.method === 'HEAD'
+        ? undefined
+        : (Readable.toWeb(request) as ReadableStream<Uint8Array>);
+    const abort = new AbortController();
+    response.on('close', () => abort.abort());
+    const answer = await handler.fetch(
+      new Request(`http://127.0.0.1${request.url ?? '/'}`, {
+        method: request.method ?? 'GET',
+        headers,
+        body,
+        signal: abort.signal,
+        duplex: 'half',
+      }),
+    );
+    response.writeHead(answer.status, Object.fromEntries(answer.headers));
+    if (answer.body === null) {
+      response.end();
+      return;
+    }
+    for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) {
+      response.write(chunk);
+    }
+    response.end();
+  };
+}

@@ -1,0 +1,146 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventBus } from '../src/bus/index.js';
+import { TOOL_RESULT, type ToolResult } from '../src/events/index.js';
+import { ROOT } from '../test/demo/cli-process.js';
+import {
+  startConformanceServer,
+  type ConformanceServer,
+  type SdkLine,
+} from './conformance-servers.js';
+
+const run = promisify(execFile);
+
+/**
+ * The conformance suite's command, installed by `scripts/conformance.sh` (`npm run
+ * test:conformance`), which runs this file under Node 24. Missing, every test fails saying so:
+ * the suite is never skipped.
+ */
+const CLI = process.env.MCP_CONFORMANCE_CLI;
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+
+/** One check of a scenario's `checks.json`. */
+interface Check {
+  id: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
+  errorMessage?: string;
+}
+
+let output: string;
+beforeAll(() => {
+  output = mkdtempSync(join(tmpdir(), 'tooltrace-conformance-'));
+});
+afterAll(() => rmSync(output, { recursive: true, force: true }));
+
+/** Runs the suite's command; resolves with the checks it wrote and its exit code. */
+async function conformance(args: string[]): Promise<{ checks: Check[]; code: number }> {
+  if (CLI === undefined) {
+    throw new Error('MCP_CONFORMANCE_CLI is not set: run the suite with npm run test:conformance');
+  }
+  if (NODE_MAJOR < 22) {
+    throw new Error(`the conformance suite needs Node 22 or later, this is ${process.version}`);
+  }
+  const outputDir = mkdtempSync(join(output, 'run-'));
+  let code = 0;
+  try {
+    await run(process.execPath, [CLI, ...args, '--output-dir', outputDir], {
+      cwd: ROOT,
+      timeout: 90_000,
+    });
+  } catch (error) {
+    code = (error as { code?: number }).code ?? 1;
+  }
+  const checks = readdirSync(outputDir).flatMap(
+    (folder) => JSON.parse(readFileSync(join(outputDir, folder, 'checks.json'), 'utf8')) as Check[],
+  );
+  return { checks, code };
+}
+
+/** Each check's id and status, failures with their message, to read in an assertion diff. */
+function outcomes(checks: readonly Check[]): string[] {
+  return checks
+    .filter((check) => check.status !== 'INFO')
+    .map((check) =>
+      check.status === 'SUCCESS'
+        ? `${check.id}: SUCCESS`
+        : `${check.id}: ${check.status} ${check.errorMessage ?? ''}`,
+    );
+}
+
+/** The server scenarios of the suite's tools: the handshake, ping, listing and each call. */
+const SERVER_SCENARIOS: readonly [scenario: string, tool: string | undefined][] = [
+  ['server-initialize', undefined],
+  ['ping', undefined],
+  ['tools-list', undefined],
+  ['tools-call-simple-text', 'test_simple_text'],
+  ['tools-call-image', 'test_image_content'],
+  ['tools-call-audio', 'test_audio_content'],
+  ['tools-call-embedded-resource', 'test_embedded_resource'],
+  ['tools-call-mixed-content', 'test_multiple_content_types'],
+  ['tools-call-error', 'test_error_handling'],
+  ['tools-call-with-progress', 'test_tool_with_progress'],
+];
+
+describe.each<SdkLine>(['1.x', '2.x'])(
+  'ChannelTools served by serveMcpTools on the %s McpServer over Streamable HTTP',
+  (line) => {
+    const bus = new EventBus();
+    const results: ToolResult[] = [];
+    bus.subscribe<ToolResult>(TOOL_RESULT, (event) => void results.push(event.payload));
+    let server: ConformanceServer;
+    beforeAll(async () => {
+      server = await startConformanceServer(line, bus);
+    });
+    afterAll(() => server.close());
+
+    it.each(SERVER_SCENARIOS)('passes the suite’s %s scenario', async (scenario, tool) => {
+      results.length = 0;
+      const { checks, code } = await conformance([
+        'server',
+        '--url',
+        server.url,
+        '--scenario',
+        scenario,
+      ]);
+      expect(outcomes(checks)).toEqual([`${scenario}: SUCCESS`]);
+      expect(code).toBe(0);
+      if (tool !== undefined) {
+        // The call ran as a tooltrace tool call: one tool.result on the server's bus.
+        expect(results.map((result) => [result.name, result.error !== undefined])).toEqual([
+          [tool, tool === 'test_error_handling'],
+        ]);
+      }
+    });
+  },
+);
+
+describe.each<SdkLine>(['1.x', '2.x'])('an mcpTools client on the %s Client', (line) => {
+  const command = [
+    process.execPath,
+    '--import',
+    'tsx',
+    'test-conformance/conformance-client.ts',
+    line,
+  ].join(' ');
+
+  it.each(['initialize', 'tools_call'])(
+    'passes the suite’s %s client scenario',
+    async (scenario) => {
+      const { checks, code } = await conformance([
+        'client',
+        '--command',
+        command,
+        '--scenario',
+        scenario,
+      ]);
+      const judged = outcomes(checks);
+      expect(judged.length).toBeGreaterThan(0);
+      expect(judged.filter((outcome) => !outcome.endsWith(': SUCCESS'))).toEqual([]);
+      expect(code).toBe(0);
+    },
+  );
+});
