@@ -247,7 +247,7 @@ describe('an MCP task that asks for input, and one that runs long', () => {
   it('exports in-flight snapshots of a running task, like any running call, then its final span', async () => {
     harness = await startTracingHarness({
       register: true,
-      tracing: { liveUpdates: true, liveIntervalMs: 40 },
+      tracing: { liveUpdates: { intervalMs: 40 } },
     });
     client = await connectTaskServer(new EventBus(), {}, []);
     attachTools(harness.bus, await mcpTools(client));
