@@ -28,6 +28,7 @@ import { MeteredChannel } from './metered-channel.js';
 import type { McpToolDefinition } from './mcp-tool-definition.js';
 import { runTaskCall } from './mcp-task-call.js';
 import { networkTransportOf } from './network-transport.js';
+import { onProgressReceived } from './received-progress.js';
 import { onRequestSent } from './sent-request-ids.js';
 
 /** Options for {@link mcpTools}. */
@@ -210,12 +211,13 @@ class McpTool implements McpChannelTool {
     channel.annotate(this.#attributes());
     // A fresh object per call: the request that carries it is this call's (sent-request-ids).
     const argumentsObject = { ...input };
-    const stopWatching = onRequestSent(this.#client.transport, argumentsObject, (id) =>
-      channel.annotate({ [ATTR_JSONRPC_REQUEST_ID]: id }),
-    );
     let dropped = 0;
+    // Progress is strictly increasing (the MCP spec's MUST): a value heard both on the transport
+    // and from the SDK's onprogress is taken once, the first time.
+    let lastProgress = Number.NEGATIVE_INFINITY;
     const onprogress = (progress: McpProgress): void => {
-      if (channel.closed) return;
+      if (channel.closed || !(progress.progress > lastProgress)) return;
+      lastProgress = progress.progress;
       try {
         void channel.progress(fractionOf(progress), progress.message);
       } catch (error) {
@@ -226,6 +228,13 @@ class McpTool implements McpChannelTool {
         }
       }
     };
+    const transport = this.#client.transport;
+    let stopHearing = (): void => {};
+    const stopWatching = onRequestSent(transport, argumentsObject, (id) => {
+      channel.annotate({ [ATTR_JSONRPC_REQUEST_ID]: id });
+      // The SDKs use the request's id as its progress token.
+      stopHearing = onProgressReceived(transport, id, onprogress);
+    });
     const params = { name: this.name, arguments: argumentsObject, _meta: meta };
     const callOptions: McpCallOptions = { ...this.#options.requestOptions, signal, onprogress };
     const running = this.runsAsTask
@@ -242,7 +251,10 @@ class McpTool implements McpChannelTool {
       .catch(() => {
         // The channel was closed by its reader (the call ended first): nothing is left to tell.
       })
-      .finally(stopWatching);
+      .finally(() => {
+        stopWatching();
+        stopHearing();
+      });
     return channel;
   }
 
