@@ -28,6 +28,11 @@ export interface Run {
   readonly depth: number | undefined;
   /** A tool run's call, as its `tool.invoke` carried it. */
   readonly call?: ToolCall;
+  /**
+   * The tool run whose span this run's events hang on: its own id for a tool run, the tool's for
+   * a chain inside one, so progress dispatched from a lambda the tool calls is the tool's.
+   */
+  readonly toolRunId?: string;
   /** A chat run's model, as its request named it. */
   readonly model?: string;
   /** Stream events a tool run emitted so far (their sequence numbers). */

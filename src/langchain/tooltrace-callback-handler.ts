@@ -309,6 +309,7 @@ export class TooltraceCallbackHandler extends BaseCallbackHandler {
         kind: 'tool',
         anchor: { id: invoke.id, sequence: invoke.causation.sequence },
         call,
+        toolRunId: runId,
         streamSequence: 0,
       });
     });
@@ -331,9 +332,10 @@ export class TooltraceCallbackHandler extends BaseCallbackHandler {
   }
 
   /**
-   * A custom event dispatched inside run `runId` (LangChain passes no parent run id here): on a
-   * tool run `tool.stream.progress` when its data has a numeric `progress` from 0 to 1, else an
-   * event named after it on the span of the run's nearest turn, sub-agent or tool.
+   * A custom event dispatched inside run `runId` (LangChain passes no parent run id here): inside
+   * a tool run (from the tool or a chain it called) `tool.stream.progress` on the tool's stream
+   * when its data has a numeric `progress` from 0 to 1, else an event named after it on the span
+   * of the run's nearest turn, sub-agent or tool.
    */
   override handleCustomEvent(eventName: string, data: unknown, runId: string): void {
     this.#contain(() => {
@@ -343,16 +345,18 @@ export class TooltraceCallbackHandler extends BaseCallbackHandler {
         return;
       }
       const progress = progressOf(data);
-      if (run.kind === 'tool' && run.call !== undefined && progress !== undefined) {
+      // The run itself, or the tool a chain (a lambda, a sequence) the tool called runs inside.
+      const tool = this.#runs.get(run.toolRunId);
+      if (tool?.kind === 'tool' && tool.call !== undefined && progress !== undefined) {
         const event: ToolStreamProgress = {
-          tool_name: run.call.name,
-          tool_id: run.call.id,
-          turn_id: run.turnId,
-          sequence: ++run.streamSequence,
+          tool_name: tool.call.name,
+          tool_id: tool.call.id,
+          turn_id: tool.turnId,
+          sequence: ++tool.streamSequence,
           progress,
           payload: data,
         };
-        this.#emit(TOOL_STREAM_PROGRESS, event, run, run.anchor);
+        this.#emit(TOOL_STREAM_PROGRESS, event, tool, tool.anchor);
         return;
       }
       this.#emit(customEventType(eventName), data, run, run.anchor);
@@ -554,14 +558,18 @@ function rootChain(runId: string): Run {
   return { ...scopeOf(undefined, runId), kind: 'chain', anchor: undefined, streamSequence: 0 };
 }
 
-/** A plain chain (a graph node, a sequence) inside a run: its children hang where it hangs. */
+/**
+ * A plain chain (a graph node, a sequence, a lambda) inside a run: its children hang where it
+ * hangs, and inside a tool its custom events are the tool's.
+ */
 function passOn(parent: Run): Run {
-  return {
+  const chain: Run = {
     ...scopeOf(parent, parent.rootId),
     kind: 'chain',
     anchor: parent.anchor,
     streamSequence: 0,
   };
+  return parent.toolRunId === undefined ? chain : { ...chain, toolRunId: parent.toolRunId };
 }
 
 function causationOf(

@@ -2,6 +2,7 @@ import { trace } from '@opentelemetry/api';
 import { dispatchCustomEvent } from '@langchain/core/callbacks/dispatch';
 import type { Serialized } from '@langchain/core/load/serializable';
 import { AIMessage } from '@langchain/core/messages';
+import { RunnableLambda } from '@langchain/core/runnables';
 import { tool } from '@langchain/core/tools';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -191,6 +192,51 @@ describe('TooltraceCallbackHandler', () => {
       // Each call's code ran in its own span, before and after its await.
       expect(seen.filter((spanId) => spanId === span.spanId)).toHaveLength(2);
     }
+  });
+
+  it('counts progress dispatched from a runnable the tool calls (two chains deep too) on the tool stream', async () => {
+    harness = await startTracingHarness();
+    const fetchPage = RunnableLambda.from(async (page: number, config) => {
+      await dispatchCustomEvent('progress', { progress: page / 2 }, config);
+      await dispatchCustomEvent('page_fetched', { page }, config);
+      return `page ${page}`;
+    });
+    const fetchTwice = RunnableLambda.from(async (_input: null, config) => [
+      await fetchPage.invoke(1, config),
+      await fetchPage.invoke(2, config),
+    ]);
+    const crawl = tool(
+      async (_input, config) => {
+        await dispatchCustomEvent('progress', { progress: 0.1 }, config);
+        return (await fetchTwice.invoke(null, config)).join(', ');
+      },
+      { name: 'crawl', description: 'Crawls', schema: z.object({}) },
+    );
+    const handler = new TooltraceCallbackHandler(harness.bus);
+
+    await crawl.invoke(
+      { id: 'call_1', name: 'crawl', args: {}, type: 'tool_call' },
+      { callbacks: [handler] },
+    );
+
+    const [call] = await harness.spans(1);
+    expect(call!.attributes).toMatchObject({
+      'tooltrace.stream.progress.count': 3,
+      'tooltrace.stream.last_progress': 1,
+    });
+    expect(inTimeOrder(call!.events)).toEqual([
+      'tool.stream.progress',
+      'tool.stream.progress',
+      'page_fetched',
+      'tool.stream.progress',
+      'page_fetched',
+    ]);
+    expect(
+      call!.events
+        .filter((event) => event.name === 'tool.stream.progress')
+        .map((event) => event.attributes['tooltrace.stream.sequence']),
+    ).toEqual([1, 2, 3]);
+    expect(handler.stats()).toMatchObject({ openRuns: 0, unknownRuns: 0, errors: 0 });
   });
 
   it('records a tool that throws as a failed call, error.type its name, and the agent goes on', async () => {
