@@ -1,18 +1,24 @@
+import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
 import { BaseChatModel, type BindToolsInput } from '@langchain/core/language_models/chat_models';
-import type { AIMessage, BaseMessage } from '@langchain/core/messages';
-import type { ChatResult } from '@langchain/core/outputs';
+import { AIMessageChunk, type AIMessage, type BaseMessage } from '@langchain/core/messages';
+import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 
-/** What a scripted reply reports as the whole run's token usage, besides its message. */
-export interface ScriptedReply {
-  message: AIMessage;
-  tokenUsage?: { promptTokens: number; completionTokens: number; totalTokens: number };
-}
+/**
+ * One scripted answer: a message (with what it reports as the whole run's token usage), or an
+ * error the model call fails with.
+ */
+export type ScriptedReply =
+  | {
+      message: AIMessage;
+      tokenUsage?: { promptTokens: number; completionTokens: number; totalTokens: number };
+    }
+  | { error: Error };
 
 /**
- * A chat model that answers with scripted `AIMessage`s in turn (tool calls included), for
- * agents run offline. `bindTools` keeps the tools in its invocation parameters, as a real
- * provider's model does, and it names its model `scripted-1`.
+ * A chat model that answers with scripted `AIMessage`s in turn (tool calls included), or fails
+ * with a scripted error, for agents run offline. `bindTools` keeps the tools in its invocation
+ * parameters, as a real provider's model does, and it names its model `scripted-1`.
  */
 export class ScriptedChatModel extends BaseChatModel {
   readonly #replies: ScriptedReply[];
@@ -35,20 +41,54 @@ export class ScriptedChatModel extends BaseChatModel {
   }
 
   override bindTools(tools: BindToolsInput[]): ScriptedChatModel {
-    return new ScriptedChatModel(
+    const Model = this.constructor as typeof ScriptedChatModel;
+    return new Model(
       this.#replies,
       tools.map((tool) => convertToOpenAITool(tool)),
     );
   }
 
   _generate(_messages: BaseMessage[], _options: this['ParsedCallOptions']): Promise<ChatResult> {
-    const reply = this.#replies.shift();
-    if (reply === undefined) {
-      return Promise.reject(new Error('the scripted model has no reply left'));
-    }
-    return Promise.resolve({
-      generations: [{ message: reply.message, text: '' }],
-      llmOutput: reply.tokenUsage === undefined ? {} : { tokenUsage: reply.tokenUsage },
+    return Promise.resolve().then(() => {
+      const { message, tokenUsage } = this.nextAnswer();
+      return {
+        generations: [{ message, text: '' }],
+        llmOutput: tokenUsage === undefined ? {} : { tokenUsage },
+      };
     });
+  }
+
+  /** The next scripted answer; throws the scripted error, or when no reply is left. */
+  protected nextAnswer(): Exclude<ScriptedReply, { error: Error }> {
+    const reply = this.#replies.shift();
+    if (reply === undefined) throw new Error('the scripted model has no reply left');
+    if ('error' in reply) throw reply.error;
+    return reply;
+  }
+}
+
+/**
+ * A {@link ScriptedChatModel} that streams each reply's text word by word, a macrotask apart,
+ * when LangChain streams (`.stream()`, a graph streamed with `streamMode: 'messages'`), telling
+ * its run manager of each chunk (`handleLLMNewToken`) as a provider's model does.
+ */
+export class StreamingScriptedChatModel extends ScriptedChatModel {
+  override async *_streamResponseChunks(
+    _messages: BaseMessage[],
+    _options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const { message } = this.nextAnswer();
+    for (const word of message.text.split(/(?<= )/)) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const chunk = new ChatGenerationChunk({
+        text: word,
+        message: new AIMessageChunk({ content: word }),
+      });
+      await runManager?.handleLLMNewToken(word, undefined, undefined, undefined, undefined, {
+        chunk,
+      });
+      yield chunk;
+    }
   }
 }

@@ -12,7 +12,7 @@ import { EventBus } from '../../src/bus/index.js';
 import type { ReceivedSpan } from '../../src/testing/index.js';
 import { resetGlobals } from '../mcp/mcp-harness.js';
 import { startTracingHarness, type TracingHarness } from '../otel/tracing-harness.js';
-import { ScriptedChatModel } from './scripted-chat-model.js';
+import { ScriptedChatModel, StreamingScriptedChatModel } from './scripted-chat-model.js';
 
 let harness: TracingHarness | undefined;
 
@@ -236,6 +236,61 @@ describe('TooltraceCallbackHandler', () => {
         .filter((event) => event.name === 'tool.stream.progress')
         .map((event) => event.attributes['tooltrace.stream.sequence']),
     ).toEqual([1, 2, 3]);
+    expect(handler.stats()).toMatchObject({ openRuns: 0, unknownRuns: 0, errors: 0 });
+  });
+
+  it('counts a streaming model chunks on its chat span, with the time to the first', async () => {
+    harness = await startTracingHarness();
+    const handler = new TooltraceCallbackHandler(harness.bus);
+    const agent = createReactAgent({
+      llm: new StreamingScriptedChatModel([
+        { message: new AIMessage({ content: 'the answer is here' }) },
+      ]),
+      tools: [],
+    });
+
+    const streamed: string[] = [];
+    for await (const [chunk] of await agent.stream(
+      { messages: [{ role: 'user', content: 'Answer' }] },
+      { callbacks: [handler], streamMode: 'messages' },
+    )) {
+      streamed.push(chunk.text);
+    }
+
+    expect(streamed.join('')).toBe('the answer is here');
+    const spans = await harness.spans(2);
+    const chat = spans.find((span) => span.name === 'chat scripted-1')!;
+    expect(chat.attributes['tooltrace.llm.stream.chunks']).toBe(4);
+    const firstChunk = chat.attributes['gen_ai.response.time_to_first_chunk'] as number;
+    const duration = Number(chat.endTimeUnixNano - chat.startTimeUnixNano) / 1e9;
+    expect(firstChunk).toBeGreaterThan(0);
+    expect(firstChunk).toBeLessThan(duration);
+    expect(chat.status.code).not.toBe(2);
+    expect(handler.stats()).toMatchObject({ openRuns: 0, unknownRuns: 0, errors: 0 });
+  });
+
+  it('records a model call that throws as a failed chat span, error.type its name; the turn ends without an error status', async () => {
+    harness = await startTracingHarness();
+    class RateLimitError extends Error {
+      override name = 'RateLimitError';
+    }
+    const handler = new TooltraceCallbackHandler(harness.bus);
+    const agent = createReactAgent({
+      llm: new ScriptedChatModel([{ error: new RateLimitError('429: slow down') }]),
+      tools: [],
+    });
+
+    await expect(
+      agent.invoke({ messages: [{ role: 'user', content: 'Answer' }] }, { callbacks: [handler] }),
+    ).rejects.toThrow('429: slow down');
+
+    const spans = await harness.spans(2);
+    const chat = spans.find((span) => span.name === 'chat scripted-1')!;
+    const turn = spans.find((span) => span.name === 'invoke_agent LangGraph')!;
+    expect(chat.parentSpanId).toBe(turn.spanId);
+    expect(chat.status).toEqual({ code: 2, message: '429: slow down' });
+    expect(chat.attributes['error.type']).toBe('RateLimitError');
+    expect(turn.status.code).toBe(0);
     expect(handler.stats()).toMatchObject({ openRuns: 0, unknownRuns: 0, errors: 0 });
   });
 
