@@ -346,6 +346,30 @@ describe('TooltraceCallbackHandler', () => {
     });
   });
 
+  it('records a tool call whose timeout signal fired as failed, error.type TimeoutError', async () => {
+    harness = await startTracingHarness();
+    const signal = AbortSignal.timeout(5);
+    const slow = tool(
+      async () => {
+        await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        return 'too late';
+      },
+      { name: 'slow', description: 'Takes long', schema: z.object({}) },
+    );
+
+    await expect(
+      slow.invoke(
+        { id: 'call_1', name: 'slow', args: {}, type: 'tool_call' },
+        { callbacks: [new TooltraceCallbackHandler(harness.bus)], signal },
+      ),
+    ).rejects.toThrow(expect.objectContaining({ name: 'TimeoutError' }));
+
+    const [call] = await harness.spans(1);
+    expect(call!.status.code).toBe(2);
+    expect(call!.attributes['error.type']).toBe('TimeoutError');
+    expect(call!.attributes['tooltrace.tool.cancelled']).toBeUndefined();
+  });
+
   it('draws a graph run inside a tool as a sub-agent under the tool call', async () => {
     harness = await startTracingHarness({ register: true });
     const researcher = createReactAgent({
