@@ -26,8 +26,8 @@ export interface Run {
   readonly sessionId: string | undefined;
   readonly agentId: string | undefined;
   readonly depth: number | undefined;
-  /** A tool run's call, as its `tool.invoke` carried it. */
-  readonly call?: ToolCall;
+  /** A tool run's call id and name (its arguments are not kept: runs may stay a long time). */
+  readonly call?: Pick<ToolCall, 'id' | 'name'>;
   /**
    * The tool run whose span this run's events hang on: its own id for a tool run, the tool's for
    * a chain inside one, so progress dispatched from a lambda the tool calls is the tool's.
@@ -41,13 +41,15 @@ export interface Run {
 
 /**
  * The runs in flight, by run id, bounded: past `maxOpenRuns` the oldest is forgotten (counted),
- * so runs whose end never comes cannot grow memory without bound. Their spans, if any, are
- * ended by the tracer's idle sweep.
+ * so runs whose end never comes cannot grow memory without bound. A run still open when its
+ * tree's root ends is forgotten with it (counted as abandoned). Their spans, if any, are ended
+ * by the tracer's idle sweep.
  */
 export class LangChainRuns {
   readonly #runs = new Map<string, Run>();
   readonly #max: number;
   #evicted = 0;
+  #abandoned = 0;
 
   constructor(maxOpenRuns: number) {
     this.#max = maxOpenRuns;
@@ -60,6 +62,11 @@ export class LangChainRuns {
   /** Runs forgotten because more than `maxOpenRuns` were open. */
   get evicted(): number {
     return this.#evicted;
+  }
+
+  /** Runs forgotten because the root of their tree ended before they did. */
+  get abandoned(): number {
+    return this.#abandoned;
   }
 
   has(runId: string): boolean {
@@ -92,12 +99,16 @@ export class LangChainRuns {
     return run;
   }
 
-  /** Removes every run of the tree rooted at `rootId`; returns those that were tool runs. */
+  /**
+   * Removes every run of the tree rooted at `rootId` (the root itself already taken), counting
+   * each as abandoned; returns those that were tool runs.
+   */
   forgetTree(rootId: string): string[] {
     const tools: string[] = [];
     for (const [runId, run] of this.#runs) {
       if (run.rootId !== rootId) continue;
       this.#runs.delete(runId);
+      this.#abandoned += 1;
       if (run.kind === 'tool') tools.push(runId);
     }
     return tools;

@@ -56,7 +56,10 @@ export interface TooltraceCallbackHandlerOptions {
   source?: string;
   /**
    * Runs followed at once at most; past it the oldest is forgotten (counted in
-   * `stats().runsEvicted`; a span it opened is ended by the tracer's idle sweep).
+   * `stats().runsEvicted`; a span it opened is ended by the tracer's idle sweep). This is what
+   * bounds runs whose end never comes and whose tree's root never ends either: the handler has
+   * no timer of its own. An open tool run holds about 4.5 KB (its code's context scope), another
+   * run about 0.6 KB.
    * @default 10000
    */
   maxOpenRuns?: number;
@@ -64,10 +67,18 @@ export interface TooltraceCallbackHandlerOptions {
 
 /** What {@link TooltraceCallbackHandler.stats} returns. */
 export interface LangChainTracingStats {
-  /** Runs started and not ended yet. */
+  /**
+   * Runs started and not ended yet (nor forgotten). The tracer's idle sweep and shutdown end
+   * spans, not runs: a root run whose end never comes stays here until `maxOpenRuns` evicts it.
+   */
   openRuns: number;
   /** Runs forgotten because more than `maxOpenRuns` were open. */
   runsEvicted: number;
+  /**
+   * Runs forgotten, without their end, because the root run of their tree ended first (their
+   * spans are left to the tracer's idle sweep, `tooltrace.end_reason=abandoned`).
+   */
+  runsAbandoned: number;
   /** Events about a run the handler does not follow (never started, ended, or forgotten): dropped. */
   unknownRuns: number;
   /** Starts of a run already started (the handler given twice): ignored, so one span per run. */
@@ -136,6 +147,7 @@ export class TooltraceCallbackHandler extends BaseCallbackHandler {
     return {
       openRuns: this.#runs.size,
       runsEvicted: this.#runs.evicted,
+      runsAbandoned: this.#runs.abandoned,
       unknownRuns: this.#unknownRuns,
       duplicateRuns: this.#duplicateRuns,
       errors: this.#errors,
@@ -308,7 +320,7 @@ export class TooltraceCallbackHandler extends BaseCallbackHandler {
         ...scopeOf(parent, runId),
         kind: 'tool',
         anchor: { id: invoke.id, sequence: invoke.causation.sequence },
-        call,
+        call: { id: call.id, name: call.name },
         toolRunId: runId,
         streamSequence: 0,
       });

@@ -471,7 +471,7 @@ describe('TooltraceCallbackHandler', () => {
     handler.handleToolEvent('chunk', 'run-tool');
     handler.handleChainEnd({}, 'run-graph');
 
-    expect(handler.stats()).toMatchObject({ openRuns: 0, unknownRuns: 0 });
+    expect(handler.stats()).toMatchObject({ openRuns: 0, runsAbandoned: 1, unknownRuns: 0 });
     expect(harness.tracing.stats().openSpans).toBe(1);
     vi.advanceTimersByTime(65_000);
     expect(harness.tracing.stats().spansEnded).toMatchObject({ abandoned: 1 });
@@ -483,6 +483,24 @@ describe('TooltraceCallbackHandler', () => {
       'tooltrace.end_reason': 'abandoned',
       'tooltrace.stream.partial.count': 1,
     });
+  });
+
+  it('keeps a root run whose end never comes past the idle sweep and shutdown, until maxOpenRuns evicts it', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    harness = await startTracingHarness({ tracing: { idleTimeoutMs: 60_000, liveUpdates: false } });
+    const handler = new TooltraceCallbackHandler(harness.bus, { maxOpenRuns: 1 });
+    const search: Serialized = { lc: 1, type: 'not_implemented', id: ['tools', 'search'] };
+    handler.handleToolStart(search, '{}', 'run-1', undefined, [], {}, 'search', 'call_1');
+
+    vi.advanceTimersByTime(65_000);
+    await harness.tracing.shutdown();
+    expect(harness.tracing.stats().spansEnded).toMatchObject({ abandoned: 1 });
+    expect(handler.stats()).toMatchObject({ openRuns: 1, runsEvicted: 0 });
+
+    handler.handleToolStart(search, '{}', 'run-2', undefined, [], {}, 'search', 'call_2');
+    expect(handler.stats()).toMatchObject({ openRuns: 1, runsEvicted: 1, runsAbandoned: 0 });
+    handler.handleToolEnd('late', 'run-1');
+    expect(handler.stats().unknownRuns).toBe(1);
   });
 
   it('forgets the oldest run past maxOpenRuns, and counts it', () => {
