@@ -22,10 +22,14 @@ Sources (at least one; several at once are fine):
 
 Where spans go (no collector needed for the first two):
   --out FILE                  write them as OTLP JSON lines, one export request a line (the
-                              Collector's file exporter format; tooltrace view FILE draws it);
-                              alone, instead of OTLP (default: $TOOLTRACE_OUT); started afresh,
-                              appended to with --checkpoint
-  --out-max-bytes N           rotate FILE at this size: FILE to FILE.1, ... (104857600; 0 never)
+                              Collector's file exporter format; tooltrace view FILE draws it),
+                              each batch at once, even while the collector is down; instead of
+                              OTLP unless an endpoint is set (--otlp-endpoint or
+                              $OTEL_EXPORTER_OTLP_ENDPOINT) or OTEL_TRACES_EXPORTER names otlp
+                              (default: $TOOLTRACE_OUT); started afresh, appended to with
+                              --checkpoint
+  --out-max-bytes N           rotate FILE at this size: FILE to FILE.1, ... (104857600; 0 never);
+                              soft by one request: a request is never split (needs --out)
   --out-backups N             rotated files kept, the oldest deleted at the limit (3)
   OTEL_TRACES_EXPORTER=console  print each span readably on standard output
   --otlp-endpoint URL         OTLP/HTTP base URL (default: $OTEL_EXPORTER_OTLP_ENDPOINT,
@@ -77,8 +81,9 @@ OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_EXPORTER_OTLP_CERTIFICATE, OTEL_EXPORTER_OTLP_C
 OTEL_EXPORTER_OTLP_CLIENT_KEY, OTEL_METRIC_EXPORT_INTERVAL, OTEL_SERVICE_NAME,
 OTEL_RESOURCE_ATTRIBUTES. The sidecar exports no log records: OTEL_LOGS_EXPORTER has no effect.
 
-Exit codes: 0 everything delivered; 2 bad flag or setting; 3 the endpoint refused spans for
-good (status not retried, or partial_success); 4 spans not delivered by the shutdown timeout.
+Exit codes: 0 everything delivered; 2 bad flag or setting; 3 spans refused for good: by the
+endpoint (status not retried, or partial_success), or standard output was closed (console);
+4 spans not delivered by the shutdown timeout.
 `;
 
 /** One part of a duration: a number and its unit (`1h30m` has two). */

@@ -64,8 +64,9 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       return 2;
     }
   }
-  // The demo always has its embedded receiver to export to: --out adds to OTLP, never replaces it.
-  const selection = resolveExporterSelection(env, { out: options.out, otlpEndpointFlag: true });
+  // The sidecar's rules: with --out, spans go to an OTLP endpoint only when one is set. The
+  // embedded receiver the drawing is made from gets them whatever the selection.
+  const selection = resolveExporterSelection(env, { out: options.out, command: 'demo' });
   for (const notice of selection.notices) options.stderr.write(`tooltrace demo: ${notice}\n`);
   const file =
     selection.outFile === undefined
@@ -113,6 +114,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   out.write(
     `tooltrace demo: an agent's turn, a simulated model that asks for ${DEMO_CALLS.length} tools (${DEMO_CALL_COUNT} calls with the nested ones) and a sub-agent.\n` +
       `Spans go over OTLP to the embedded receiver${sink.external === undefined ? '' : ` and to ${sink.external}`}` +
+      `${selection.outFile === undefined ? '' : `, and to ${selection.outFile} (OTLP JSON lines)`}` +
       `${options.forward === undefined ? '' : `; events go to the sidecar at ${options.forward}`}.\n\n`,
   );
   const display = new LiveDisplay(bus, { stream: out, live: color, color });

@@ -170,6 +170,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     deadline.arm(timeoutMs);
     stopping ??= (async () => {
       log(`tooltrace sidecar: ${reason}; ending open calls and flushing`);
+      status.pause();
       const undelivered = await shutDownSidecar(parts, deadline, timeoutMs);
       // The final collection: every call measured up to the end goes out.
       if (metricsExport !== undefined) {
@@ -187,7 +188,16 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
       status.stop();
       deadline.cancel();
       clearInterval(keepAlive);
-      const code = exitCodeFor(processor.stats(), undelivered, log);
+      const code = exitCodeFor(
+        processor.destinations.map((destination, index) => ({
+          kind: destination.kind,
+          description: destination.description,
+          stats: destination.processor.stats(),
+          refusal: destination.refusal,
+          undelivered: undelivered[index]!,
+        })),
+        log,
+      );
       resolveDone(code);
       return code;
     })();

@@ -1,4 +1,4 @@
-import type { ReliableSpanProcessorStats } from './export/index.js';
+import type { ReliableSpanProcessorStats, SpanDestinationKind } from './export/index.js';
 
 /**
  * The exit codes of `tooltrace sidecar`, and what `Sidecar.done` resolves with. A sidecar
@@ -11,8 +11,9 @@ export const SIDECAR_EXIT_CODE = {
   /** A bad flag or setting; nothing was started (set by the CLI). */
   configuration: 2,
   /**
-   * The endpoint refused spans for good: a status OTLP says not to retry (404, 401, 400, …), or
-   * a `partial_success` naming rejected spans.
+   * A destination refused spans for good: the endpoint, with a status OTLP says not to retry
+   * (404, 401, 400, …) or a `partial_success` naming rejected spans; or standard output
+   * (`console`) could not be written, closed by its reader (`| head`).
    */
   refused: 3,
   /**
@@ -22,31 +23,60 @@ export const SIDECAR_EXIT_CODE = {
   undelivered: 4,
 } as const;
 
+/** What one destination made of the spans, for {@link exitCodeFor}. */
+export interface DeliveryReport {
+  readonly kind: SpanDestinationKind;
+  /** `http://collector:4318/v1/traces (http/protobuf)`, `spans.jsonl (OTLP JSON lines)`. */
+  readonly description: string;
+  readonly stats: ReliableSpanProcessorStats;
+  /** Why spans were first refused for good, if they were. */
+  readonly refusal: string | undefined;
+  /** Spans not taken by the shutdown deadline. */
+  readonly undelivered: number;
+}
+
 /**
- * The exit code for a sidecar that stopped with `undelivered` spans left at the deadline and
- * the processor's final `stats`; whatever was lost is logged as numbers first.
+ * The exit code for a sidecar that stopped with what each destination made of the spans;
+ * whatever was lost is logged as numbers first, naming the destination when there are several,
+ * and a refusal in the words of what refused: the endpoint, or standard output (a closed pipe,
+ * `| head`, is no endpoint).
  */
 export function exitCodeFor(
-  stats: ReliableSpanProcessorStats,
-  undelivered: number,
+  reports: readonly DeliveryReport[],
   log: (line: string) => void,
 ): number {
-  const { dropped, droppedByStatus, rejected } = stats;
   let code: number = SIDECAR_EXIT_CODE.ok;
-  if (dropped + rejected > 0) {
-    const statuses = Object.entries(droppedByStatus)
-      .map(([status, count]) => `${status}: ${count}`)
-      .join(', ');
-    log(
-      `tooltrace sidecar: ${dropped + rejected} spans refused by the endpoint` +
-        ` (${dropped} dropped${statuses === '' ? '' : ` [${statuses}]`}, ${rejected} rejected)`,
-    );
-    code = SIDECAR_EXIT_CODE.refused;
+  const several = reports.length > 1;
+  const lost: string[] = [];
+  for (const report of reports) {
+    const { dropped, droppedByStatus, rejected } = report.stats;
+    const to = several ? ` to ${report.description}` : '';
+    if (dropped + rejected > 0) {
+      const statuses = Object.entries(droppedByStatus)
+        .map(([status, count]) => `${status}: ${count}`)
+        .join(', ');
+      if (report.kind === 'otlp' || report.kind === 'none') {
+        log(
+          `tooltrace sidecar: ${dropped + rejected} spans refused by the endpoint${to}` +
+            ` (${dropped} dropped${statuses === '' ? '' : ` [${statuses}]`}, ${rejected} rejected)`,
+        );
+      } else {
+        const what = report.kind === 'console' ? 'printed' : `written${to}`;
+        log(
+          `tooltrace sidecar: ${dropped} spans not ${what}: ${report.refusal ?? `dropped [${statuses}]`}`,
+        );
+      }
+      code = SIDECAR_EXIT_CODE.refused;
+    }
+    const count = report.undelivered + dropped + rejected;
+    if (count > 0) lost.push(several ? `${count}${to}` : `${count}`);
   }
-  if (undelivered > 0) code = SIDECAR_EXIT_CODE.undelivered;
+  if (reports.some((report) => report.undelivered > 0)) code = SIDECAR_EXIT_CODE.undelivered;
   if (code !== SIDECAR_EXIT_CODE.ok) {
     log(
-      `tooltrace sidecar: ${undelivered + dropped + rejected} spans were not delivered; exit code ${code}`,
+      several
+        ? `tooltrace sidecar: spans were not delivered: ${lost.join(', ')}; exit code ${code}`
+        : `tooltrace sidecar: ${lost[0]} spans were not delivered; exit code ${code}`,
     );
   }
   return code;

@@ -146,6 +146,12 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
         setting,
       });
     }
+    if (value !== undefined && nonEmpty(options.out ?? env.TOOLTRACE_OUT) === undefined) {
+      throw new ConfigurationError(
+        `${setting} needs --out FILE (or TOOLTRACE_OUT): there is no file to rotate`,
+        { setting },
+      );
+    }
   }
   const resourceAttributes = parseKeyValueList(
     env.OTEL_RESOURCE_ATTRIBUTES,

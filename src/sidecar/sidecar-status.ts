@@ -1,5 +1,5 @@
 import type { ToolCallTracing } from '../otel/index.js';
-import type { ReliableSpanProcessor } from './export/index.js';
+import type { SpanDestinations } from './export/index.js';
 import type { Intakes } from './intake/index.js';
 import type { SidecarMetrics } from './pipeline/index.js';
 
@@ -7,7 +7,7 @@ import type { SidecarMetrics } from './pipeline/index.js';
 export interface StatusSources {
   metrics: SidecarMetrics;
   tracing: ToolCallTracing;
-  processor: ReliableSpanProcessor;
+  processor: SpanDestinations;
   intakes: Intakes;
   log: (line: string) => void;
 }
@@ -19,7 +19,7 @@ export interface StatusSources {
  */
 export class SidecarStatus {
   readonly #sources: StatusSources;
-  readonly #timer: NodeJS.Timeout | undefined;
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(sources: StatusSources, intervalMs: number) {
     this.#sources = sources;
@@ -42,7 +42,8 @@ export class SidecarStatus {
 
   /**
    * Events received and rejected (by reason), fields dropped (by event type and field, when
-   * any), calls open, spans exported and waiting.
+   * any), calls open, spans exported (with several destinations, what each took: the file
+   * holds every span while the collector is down) and waiting.
    */
   line(): string {
     const { metrics, tracing, processor } = this.#sources;
@@ -59,13 +60,35 @@ export class SidecarStatus {
         : `${dropped} fields dropped (${fields.map(([key, count]) => `${key}=${count}`).join(', ')}), `;
     return (
       `tooltrace sidecar: ${snapshot.received} events, ${rejected} rejected${reasons === '' ? '' : ` (${reasons})`}, ${droppedText}` +
-      `${tracing.stats().openSpans} calls open, ${snapshot.spansExported} spans exported, ${processor.pending} waiting`
+      `${tracing.stats().openSpans} calls open, ${this.#delivered(snapshot.spansExported)}, ${processor.pending} waiting`
     );
+  }
+
+  /** `12 spans exported`; with several destinations `12 spans written to s.jsonl, 0 exported to …`. */
+  #delivered(exported: number): string {
+    const { destinations } = this.#sources.processor;
+    if (destinations.length === 1) return `${exported} spans exported`;
+    const parts = destinations.map((destination, index) => {
+      const taken = `${destination.processor.stats().exported}${index === 0 ? ' spans' : ''}`;
+      if (destination.kind === 'console') return `${taken} printed`;
+      if (destination.kind === 'file') return `${taken} written to ${destination.description}`;
+      return `${taken} exported to ${destination.description}`;
+    });
+    return parts.join(', ');
+  }
+
+  /**
+   * Stops the periodic line, at the start of shutdown: a tick while flushing would print the
+   * line {@link stop} prints once more at the end.
+   */
+  pause(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
   }
 
   /** Stops the periodic line and logs the last one. */
   stop(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.pause();
     this.#sources.log(this.line());
   }
 }

@@ -72,16 +72,16 @@ export async function readViewFile(
       options.onSpan?.(span);
       if (options.hold?.(span) ?? true) held.add(span);
     };
-    const otlp = (): ViewFile => ({
+    const otlp = (badLines = 0): ViewFile => ({
       spans: held.spans,
       leftOut: held.leftOut(),
       events: spansRead,
-      badLines: 0,
+      badLines,
       fieldsDropped: {},
     });
     if (looksLikeOtlp(first)) {
-      const problem = await readOtlpLines(probe.replay(chunks, counted), take);
-      return problem === undefined ? otlp() : `${path}: ${problem}`;
+      const onBadLine = options.onBadLine ?? (() => {});
+      return otlp(await readOtlpLines(probe.replay(chunks, counted), take, onBadLine));
     }
     if (
       !parsesAsJson(first) &&
@@ -166,34 +166,46 @@ async function probeLines(chunks: AsyncIterator<Buffer>): Promise<Probe> {
   };
 }
 
-/** Reads a file of OTLP JSON requests, one per line; returns what was wrong, naming the line. */
+/**
+ * Reads a file of OTLP JSON requests, one per line, as a journal is read: a line that is not a
+ * request (torn by a crash or a copy made while it was written) is told to `onBadLine` with its
+ * number and skipped, and the rest are drawn. Returns how many lines were skipped.
+ */
 async function readOtlpLines(
   chunks: AsyncIterable<Buffer>,
   take: (span: ReceivedSpan) => void,
-): Promise<string | undefined> {
+  onBadLine: (lineNumber: number, failure: DecodeFailure) => void,
+): Promise<number> {
   let number = 0;
-  let problem: string | undefined;
+  let bad = 0;
   const splitter = new LineSplitter({
     maxLineBytes: MAX_DOCUMENT_BYTES,
     onLine: (line) => {
       number += 1;
-      if (problem !== undefined) return;
       const view = Buffer.from(line.buffer, line.byteOffset, line.byteLength);
       const bytes = number === 1 ? withoutByteOrderMark(view) : view;
-      if (bytes.toString('utf8').trim() === '') return;
+      const text = bytes.toString('utf8');
+      if (text.trim() === '') return;
+      // Decoded whole before any span is taken: a bad line adds nothing half way.
+      let spans: ReceivedSpan[];
       try {
-        for (const span of decodeTraceRequest(bytes, 'application/json')) take(span);
+        spans = decodeTraceRequest(bytes, 'application/json');
       } catch (error) {
-        problem = `line ${number}: ${(error as Error).message}`;
+        bad += 1;
+        const message = (error as Error).message.slice(0, 300);
+        onBadLine(number, {
+          ok: false,
+          reason: parsesAsJson(text) ? 'wrong_type' : 'not_json',
+          message,
+        });
+        return;
       }
+      for (const span of spans) take(span);
     },
   });
-  for await (const chunk of chunks) {
-    splitter.push(chunk);
-    if (problem !== undefined) return problem;
-  }
+  for await (const chunk of chunks) splitter.push(chunk);
   splitter.end();
-  return problem;
+  return bad;
 }
 
 function neither(path: string, first: string, number: number): string {

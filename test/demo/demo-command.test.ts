@@ -289,7 +289,7 @@ describe('tooltrace demo with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
 
     const refused = await runCli(['demo', '--fast'], childEnv({ OTEL_TRACES_EXPORTER: 'jaeger' }));
     expect(refused.stderr).toMatch(
-      /^tooltrace demo: OTEL_TRACES_EXPORTER: 'jaeger' is not an exporter the sidecar supports; accepted: otlp, console, none/,
+      /^tooltrace demo: OTEL_TRACES_EXPORTER: 'jaeger' is not an exporter the demo supports; accepted: otlp, console, none/,
     );
     expect(refused.code).toBe(2);
   });

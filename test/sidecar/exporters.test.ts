@@ -60,6 +60,75 @@ describe('tooltrace sidecar exporters (OTEL_TRACES_EXPORTER, --out), with no col
     }
   });
 
+  it('writes every batch to --out while the collector is down, and the summary counts what reached the file', async () => {
+    const out = join(testbed.directory, 'spans.jsonl');
+    const dead = 'http://127.0.0.1:9';
+    // 1,500 calls: three batches of 512 and more, all held behind a collector that never answers.
+    const sidecar = startSidecar(
+      ['--stdin', '--out', out, '--otlp-endpoint', dead, '--shutdown-timeout', '2s'],
+      { input: journalText({ calls: 1500 }) },
+    );
+    expect(await sidecar.exited).toEqual({ code: 4, signal: null });
+    const spans = spansOfFile(out);
+    expect(spans).toHaveLength(1500);
+    const calls = new Set(spans.map((span) => span.attributes['gen_ai.tool.call.id']));
+    expect(calls.size).toBe(1500);
+    const stderr = sidecar.stderr();
+    const summary = `1500 spans written to ${out} (OTLP JSON lines), 0 exported to ${dead}/v1/traces (http/protobuf), 1500 waiting`;
+    expect(stderr).toContain(summary);
+    expect(stderr.split(summary)).toHaveLength(2);
+    expect(stderr).toContain(
+      `shutdown timeout: 1500 spans were not delivered to ${dead}/v1/traces (http/protobuf)\n`,
+    );
+    expect(stderr).toMatch(
+      /spans were not delivered: 1500 to http:\/\/127\.0\.0\.1:9\/v1\/traces \(http\/protobuf\); exit code 4\n$/,
+    );
+  });
+
+  it('exports to both with --out and OTEL_EXPORTER_OTLP_ENDPOINT set, and says so at start', async () => {
+    const out = join(testbed.directory, 'both.jsonl');
+    const sidecar = startSidecar(['--stdin', '--out', out, '--status-interval', '0'], {
+      input: journalText({ calls: 4 }),
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url },
+    });
+    expect(await sidecar.exited).toEqual({ code: 0, signal: null });
+    expect(sidecar.stderr()).toContain(
+      '--out with OTEL_EXPORTER_OTLP_ENDPOINT set: spans go to both (OTEL_TRACES_EXPORTER=none writes only the file)',
+    );
+    expect(sidecar.stderr()).toContain(
+      `exporting to ${out} (OTLP JSON lines) and ${testbed.receiver.url}/v1/traces (http/protobuf)`,
+    );
+    const written = spansOfFile(out).map((span) => span.spanId);
+    expect(written).toHaveLength(4);
+    expect(testbed.receiver.spans.map((span) => span.spanId).sort()).toEqual(written.sort());
+  });
+
+  it('names a closed standard output as such (exit 3), not as an endpoint refusal; says an unused --otlp-endpoint', async () => {
+    const sidecar = startSidecar(
+      ['--stdin', '--otlp-endpoint', 'http://127.0.0.1:9', '--status-interval', '0'],
+      { keepStdinOpen: true, env: { OTEL_TRACES_EXPORTER: 'console' } },
+    );
+    await sidecar.waitForStderr(/exporting to standard output/);
+    // The reader leaves, as `| head` does, before the spans come.
+    sidecar.child.stdout!.destroy();
+    sidecar.child.stdin!.end(journalText({ calls: 600 }));
+    expect(await sidecar.exited).toEqual({ code: 3, signal: null });
+    const stderr = sidecar.stderr();
+    expect(stderr).toMatch(
+      /^tooltrace sidecar: --otlp-endpoint is not used: OTEL_TRACES_EXPORTER=console sends nothing over OTLP\n/,
+    );
+    expect(stderr).toContain('600 spans not printed: standard output was closed (EPIPE');
+    expect(stderr).not.toMatch(/refused by the endpoint|127\.0\.0\.1:9/);
+  });
+
+  it('refuses --out-max-bytes without --out in one line (exit 2)', async () => {
+    const sidecar = startSidecar(['--stdin', '--out-max-bytes', '1000']);
+    expect(await sidecar.exited).toEqual({ code: 2, signal: null });
+    expect(sidecar.stderr()).toBe(
+      'tooltrace sidecar: --out-max-bytes needs --out FILE (or TOOLTRACE_OUT): there is no file to rotate\n',
+    );
+  });
+
   it('refuses an exporter it does not support in one line with the accepted ones (exit 2); OTEL_SDK_DISABLED=true exports nothing and says so', async () => {
     const refused = startSidecar(['--stdin'], {
       input: journalText({ calls: 1 }),

@@ -256,12 +256,32 @@ describe('tooltrace view', () => {
       expect(waterfallOf(run.stdout)).toEqual(demoWaterfall);
     });
 
-    it('names the line of a request that does not decode, with exit code 2', async () => {
-      const text = `${(await readFile(otlpFile, 'utf8')).trim()}\n{"resourceSpans": 3}\n`;
-      const path = await file('bad-request.json', text);
+    it('skips a torn line of OTLP JSON lines, naming it on stderr, and draws the rest, as for a journal', async () => {
+      const request = JSON.parse(await readFile(otlpFile, 'utf8')) as {
+        resourceSpans: { scopeSpans: { spans: unknown[] }[] }[];
+      };
+      const spans = request.resourceSpans[0]!.scopeSpans[0]!.spans;
+      const part = (from: number, to?: number): string => {
+        const copy = structuredClone(request);
+        copy.resourceSpans[0]!.scopeSpans[0]!.spans = spans.slice(from, to);
+        return JSON.stringify(copy);
+      };
+      const torn = part(3).slice(0, 80);
+      const text = `${part(0, 3)}\n${torn}\n{"resourceSpans": 3}\n${part(3)}\n`;
+      const path = await file('torn-lines.jsonl', text);
       const run = await runCli(['view', path]);
-      expect(run.stderr).toMatch(new RegExp(`^tooltrace view: ${path}: line 2: .*resourceSpans`));
-      expect(run.code).toBe(2);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toMatch(
+        new RegExp(`^tooltrace view: ${path}: line 2: skipped \\(not_json\\): `),
+      );
+      expect(run.stderr).toMatch(
+        new RegExp(`\ntooltrace view: ${path}: line 3: skipped \\(wrong_type\\): .*resourceSpans`),
+      );
+      expect(waterfallOf(run.stdout)).toEqual(demoWaterfall);
+
+      const nothing = await runCli(['view', await file('all-torn.jsonl', `${torn}\n`)]);
+      expect(nothing.code).toBe(2);
+      expect(nothing.stderr).toMatch(/: line 1: the line is not JSON: /);
     });
   });
 

@@ -52,11 +52,14 @@ export class ConsoleSpanExporter implements BatchTransport<string> {
   sendBatch(body: string): Promise<ExportOutcome> {
     if (this.#shutdown) return Promise.resolve(SHUT_DOWN);
     return new Promise((resolve) => {
-      const failed = (error: Error): void =>
+      const failed = (error: NodeJS.ErrnoException): void =>
         resolve({
           kind: 'permanent',
           status: 'console',
-          reason: `standard output cannot be written: ${error.message}`,
+          reason:
+            error.code === 'EPIPE'
+              ? 'standard output was closed (EPIPE: its reader stopped reading, as `| head` does)'
+              : `standard output cannot be written: ${error.message}`,
         });
       try {
         this.#stream.write(body, (error?: Error | null) => {
@@ -67,7 +70,7 @@ export class ConsoleSpanExporter implements BatchTransport<string> {
           }
         });
       } catch (error) {
-        failed(error as Error);
+        failed(error as NodeJS.ErrnoException);
       }
     });
   }

@@ -26,6 +26,8 @@ export interface ExporterSelectionOverrides {
   out?: string | undefined;
   /** An OTLP endpoint was given as a flag: with `--out`, OTLP is wanted too. */
   otlpEndpointFlag?: boolean;
+  /** The command a refusal names (`… is not an exporter the demo supports`). @default 'sidecar' */
+  command?: 'sidecar' | 'demo';
 }
 
 /**
@@ -37,8 +39,9 @@ export interface ExporterSelectionOverrides {
  * tooltrace's own, documented in the README: a value the sidecar does not support (`zipkin`, a
  * typo, the deprecated `logging`) is refused, naming the accepted ones, where the specification
  * lets an SDK warn and carry on — a sidecar that quietly exported somewhere else would lose
- * every span; and `--out` without `OTEL_TRACES_EXPORTER` (or an `--otlp-endpoint` flag) writes
- * only the file, the way to look without a collector. Unset, `OTEL_METRICS_EXPORTER` follows the
+ * every span; and `--out` without `OTEL_TRACES_EXPORTER` writes only the file, the way to look
+ * without a collector, unless an endpoint was set explicitly (`--otlp-endpoint`,
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` or its traces variant): then both, said in a notice. Unset, `OTEL_METRICS_EXPORTER` follows the
  * spans: OTLP when they go over OTLP, none otherwise (a console or file run would wait for a
  * collector that is not there only to send metrics). Throws a {@link ConfigurationError} naming
  * the variable.
@@ -62,15 +65,36 @@ export function resolveExporterSelection(
     });
   }
   const outFile = outText === undefined || outText.trim() === '' ? undefined : outText;
-  const tracesListed = exporterList(env, 'OTEL_TRACES_EXPORTER');
+  const command = overrides.command ?? 'sidecar';
+  const tracesListed = exporterList(env, 'OTEL_TRACES_EXPORTER', command);
+  const endpointVariable = ENDPOINT_VARIABLES.find((name) => (env[name]?.trim() ?? '') !== '');
   const traces =
     tracesListed ??
     new Set<ExporterName>(
-      outFile === undefined || overrides.otlpEndpointFlag === true ? ['otlp'] : [],
+      outFile === undefined || overrides.otlpEndpointFlag === true || endpointVariable !== undefined
+        ? ['otlp']
+        : [],
     );
+  // The demo's first line names every place its spans go: no notice needed there.
+  if (
+    command === 'sidecar' &&
+    tracesListed === undefined &&
+    outFile !== undefined &&
+    overrides.otlpEndpointFlag !== true &&
+    endpointVariable !== undefined
+  ) {
+    notices.push(
+      `--out with ${endpointVariable} set: spans go to both (OTEL_TRACES_EXPORTER=none writes only the file)`,
+    );
+  }
   const metrics =
-    exporterList(env, 'OTEL_METRICS_EXPORTER') ??
+    exporterList(env, 'OTEL_METRICS_EXPORTER', command) ??
     new Set<ExporterName>(traces.has('otlp') ? ['otlp'] : []);
+  if (overrides.otlpEndpointFlag === true && !traces.has('otlp') && !metrics.has('otlp')) {
+    notices.push(
+      `--otlp-endpoint is not used: OTEL_TRACES_EXPORTER=${describeExporters(traces)} sends nothing over OTLP`,
+    );
+  }
   if (sdkDisabled) {
     if (outFile !== undefined) {
       notices.push(`OTEL_SDK_DISABLED=true: ${outFile} is not written (--out, TOOLTRACE_OUT)`);
@@ -86,8 +110,15 @@ export function resolveExporterSelection(
   return { traces, outFile, metrics, sdkDisabled, notices };
 }
 
+/** The variables that name an OTLP endpoint for spans: either set asks for OTLP beside `--out`. */
+const ENDPOINT_VARIABLES = ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'];
+
 /** The exporters `name` lists, or `undefined` when it is unset or empty. */
-function exporterList(env: NodeJS.ProcessEnv, name: string): Set<ExporterName> | undefined {
+function exporterList(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  command: string,
+): Set<ExporterName> | undefined {
   const text = env[name];
   if (text === undefined || text.trim() === '') return undefined;
   const names = text
@@ -99,7 +130,7 @@ function exporterList(env: NodeJS.ProcessEnv, name: string): Set<ExporterName> |
     if (!(ACCEPTED_EXPORTERS as readonly string[]).includes(part)) {
       const hint = part === 'logging' ? ` ('logging' is the deprecated name of 'console')` : '';
       throw new ConfigurationError(
-        `${name}: '${part}' is not an exporter the sidecar supports${hint}; ${accepted}`,
+        `${name}: '${part}' is not an exporter the ${command} supports${hint}; ${accepted}`,
         { setting: name },
       );
     }

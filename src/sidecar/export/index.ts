@@ -2,6 +2,8 @@
 export { startSpanExport } from './span-export.js';
 export type { ExportMetrics, SpanExport, SpanExportOptions } from './span-export.js';
 export type { SpanExporters } from './span-transports.js';
+export { SpanDestinations } from './span-destinations.js';
+export type { SpanDestination, SpanDestinationKind } from './span-destinations.js';
 export {
   ACCEPTED_EXPORTERS,
   describeExporters,

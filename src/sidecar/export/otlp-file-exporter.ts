@@ -1,4 +1,4 @@
-import { open, rename, type FileHandle } from 'node:fs/promises';
+import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import { ConfigurationError } from '../../errors/index.js';
 import { SHUT_DOWN, type BatchTransport, type ExportOutcome } from './export-outcome.js';
 import { OtlpJsonTraceEncoder, type SpanBatch } from '../../otlp/index.js';
@@ -157,11 +157,17 @@ export class OtlpFileExporter implements BatchTransport<Uint8Array> {
     // Closed already when a rotation failed half way: this one starts it again.
     await this.#handle.close().catch(() => undefined);
     const size = this.#size;
+    let deleted = false;
     if (this.#maxBackups > 0) {
       // A file not there (a rotation that failed half way, retried) is no failure.
       const moved = (error: NodeJS.ErrnoException): void => {
         if (error.code !== 'ENOENT') throw error;
       };
+      // The oldest is replaced by the rename below: deleted, if there was one.
+      deleted = await stat(`${this.#path}.${this.#maxBackups}`).then(
+        () => true,
+        () => false,
+      );
       for (let index = this.#maxBackups - 1; index >= 1; index -= 1) {
         await rename(`${this.#path}.${index}`, `${this.#path}.${index + 1}`).catch(moved);
       }
@@ -174,7 +180,7 @@ export class OtlpFileExporter implements BatchTransport<Uint8Array> {
     this.#log(
       this.#maxBackups === 0
         ? `tooltrace sidecar: ${this.#path} reached ${size} bytes (--out-max-bytes ${this.#maxBytes}); emptied and started afresh (--out-backups 0)`
-        : `tooltrace sidecar: ${this.#path} reached ${size} bytes (--out-max-bytes ${this.#maxBytes}); rotated to ${this.#path}.1, keeping ${this.#maxBackups} (--out-backups; the oldest is deleted)`,
+        : `tooltrace sidecar: ${this.#path} reached ${size} bytes (--out-max-bytes ${this.#maxBytes}); rotated to ${this.#path}.1, keeping ${this.#maxBackups} (--out-backups)${deleted ? `; the oldest, ${this.#path}.${this.#maxBackups}, deleted` : ''}`,
     );
   }
 }

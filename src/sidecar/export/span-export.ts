@@ -1,7 +1,8 @@
 import type { ReadableSpan, Span } from '@opentelemetry/sdk-trace-base';
 import type { ExportConfig } from './export-config.js';
 import { ReliableSpanProcessor, type ExportBatch } from './reliable-span-processor.js';
-import { createSpanTransport, type SpanExporters } from './span-transports.js';
+import { SpanDestinations, type SpanDestination } from './span-destinations.js';
+import { createSpanTransports, type SpanExporters } from './span-transports.js';
 
 /** What the export counts; the sidecar's metrics implement it. */
 export interface ExportMetrics {
@@ -37,72 +38,126 @@ export interface SpanExportOptions {
 
 /** What {@link startSpanExport} started. */
 export interface SpanExport {
-  readonly processor: ReliableSpanProcessor;
+  /** The span processor: each destination's own processor behind one. */
+  readonly processor: SpanDestinations;
   /** Where spans go, for the start-up line (`nowhere` with no exporter). */
   readonly description: string;
   /** False with no exporter: spans are let go as they end, and not counted as exported. */
   readonly exporting: boolean;
 }
 
+/** A checkpoint receipt shared by every destination: given back when the last is done. */
+interface SharedReceipt {
+  readonly receipt: object;
+  remaining: number;
+}
+
 /**
- * The export room: a {@link ReliableSpanProcessor} over the chosen exporters (OTLP, console, an
- * OTLP JSON file; several at once behind one fan-out transport), counting into `metrics`. Logs once when export starts failing in a way worth retrying and once when it
- * works again (not per retry); the first permanent failure of each status once, with the
- * endpoint's message; the first `partial_success` rejection once, with its message.
+ * The export room: a {@link ReliableSpanProcessor} for each chosen destination (OTLP, console,
+ * an OTLP JSON file), behind one {@link SpanDestinations}, so that none waits for another's
+ * retries: the file and the console get each batch as soon as it is ready while the collector
+ * is down. `metrics` counts as exported what OTLP accepted (what the file or the console took
+ * when there is no OTLP), and failures and drops of every destination. Logs, per destination,
+ * once when export starts failing in a way worth retrying and once when it works again (not
+ * per retry); the first permanent failure of each status once, with the reason; the first
+ * `partial_success` rejection once, with the endpoint's message. A checkpoint receipt is given
+ * back ({@link SpanExportOptions.onSpanDone}) once every destination is done with its span.
  */
 export async function startSpanExport(options: SpanExportOptions): Promise<SpanExport> {
   const { config, metrics, log } = options;
-  const chosen = await createSpanTransport(config, options.exporters ?? { otlp: true });
-  let failing = false;
-  let reportedRejection = false;
-  const reportedStatuses = new Set<string>();
+  const chosen = await createSpanTransports(config, options.exporters ?? { otlp: true });
+  const exporting = chosen[0]!.kind !== 'none';
+  const counted = chosen.find(({ kind }) => kind === 'otlp') ?? chosen[0]!;
+  const several = chosen.length > 1;
+  // Set by the first destination's `onEnd` hook and read by the others', in the same call.
+  let ending: SharedReceipt | undefined;
   const done = (batch: ExportBatch): void => {
-    if (options.onSpanDone !== undefined) for (const kept of batch.kept) options.onSpanDone(kept);
+    for (const kept of batch.kept as SharedReceipt[]) {
+      kept.remaining -= 1;
+      if (kept.remaining === 0) options.onSpanDone?.(kept.receipt);
+    }
   };
-  const processor = new ReliableSpanProcessor(chosen.transport, {
-    maxQueueSpans: options.maxQueueSpans,
-    maxRetryAfterMs: config.maxRetryAfterMs,
-    ...(options.onSpanStarted === undefined ? {} : { onStart: options.onSpanStarted }),
-    ...(options.onSpanEnded === undefined ? {} : { onEnd: options.onSpanEnded }),
-    onExported: (spans, latencyMs, rejected) => {
-      if (chosen.exporting) metrics.exported(spans.length - rejected, latencyMs);
-      done(spans);
-      if (failing) {
-        failing = false;
-        log(`tooltrace sidecar: export to ${chosen.description} works again`);
-      }
-      options.onBatchExported?.();
-    },
-    onFailed: (reason, spans) => {
-      metrics.exportFailed(spans);
-      if (!failing) {
-        failing = true;
-        log(`tooltrace sidecar: export failed (${reason}); retrying, nothing is dropped`);
-      }
-    },
-    onDropped: (spans, status, reason) => {
-      metrics.dropped(status, spans.length);
-      done(spans);
-      if (!reportedStatuses.has(status)) {
-        reportedStatuses.add(status);
-        const named =
-          spans.length === 0 ? '' : `, ${spans.firstSpanName} (${spans.firstSpanId}) among them`;
-        log(
-          `tooltrace sidecar: export refused for good: ${reason}; ${spans.length} spans dropped${named} (not retried; counted in tooltrace_spans_dropped_total)`,
-        );
-      }
-      options.onDropped?.(status);
-      options.onBatchExported?.();
-    },
-    onRejected: (rejected, message) => {
-      metrics.rejectedSpans(rejected);
-      if (!reportedRejection) {
-        reportedRejection = true;
-        log(
-          `tooltrace sidecar: ${config.tracesUrl} accepted a batch but rejected ${rejected} spans: ${message === '' ? '(no message)' : message}`,
-        );
-      }
-    },
+  const destinations: SpanDestination[] = chosen.map((choice, index) => {
+    let failing = false;
+    let reportedRejection = false;
+    const reportedStatuses = new Set<string>();
+    const where = several ? ` to ${choice.description}` : '';
+    const onEnd = options.onSpanEnded;
+    const destination: SpanDestination = {
+      kind: choice.kind,
+      description: choice.description,
+      refusal: undefined,
+      processor: new ReliableSpanProcessor(choice.transport, {
+        maxQueueSpans: options.maxQueueSpans,
+        maxRetryAfterMs: config.maxRetryAfterMs,
+        ...(options.onSpanStarted === undefined || index > 0
+          ? {}
+          : { onStart: options.onSpanStarted }),
+        ...(onEnd === undefined
+          ? {}
+          : {
+              onEnd: (span: ReadableSpan) => {
+                if (index === 0) {
+                  const receipt = onEnd(span);
+                  ending =
+                    receipt === undefined ? undefined : { receipt, remaining: chosen.length };
+                }
+                return ending;
+              },
+            }),
+        onExported: (spans, latencyMs, rejected) => {
+          if (exporting && choice === counted) metrics.exported(spans.length - rejected, latencyMs);
+          done(spans);
+          if (failing) {
+            failing = false;
+            log(`tooltrace sidecar: export to ${choice.description} works again`);
+          }
+          options.onBatchExported?.();
+        },
+        onFailed: (reason, spans) => {
+          metrics.exportFailed(spans);
+          if (!failing) {
+            failing = true;
+            log(
+              `tooltrace sidecar: export${where} failed (${reason}); retrying, nothing is dropped`,
+            );
+          }
+        },
+        onDropped: (spans, status, reason) => {
+          metrics.dropped(status, spans.length);
+          done(spans);
+          destination.refusal ??= reason;
+          if (!reportedStatuses.has(status)) {
+            reportedStatuses.add(status);
+            const named =
+              spans.length === 0
+                ? ''
+                : `, ${spans.firstSpanName} (${spans.firstSpanId}) among them`;
+            log(
+              choice.kind === 'otlp'
+                ? `tooltrace sidecar: export refused for good: ${reason}; ${spans.length} spans dropped${named} (not retried; counted in tooltrace_spans_dropped_total)`
+                : `tooltrace sidecar: ${reason}; ${spans.length} spans not ${choice.kind === 'console' ? 'printed' : `written${where}`}${named} (counted in tooltrace_spans_dropped_total)`,
+            );
+          }
+          options.onDropped?.(status);
+          options.onBatchExported?.();
+        },
+        onRejected: (rejected, message) => {
+          metrics.rejectedSpans(rejected);
+          if (!reportedRejection) {
+            reportedRejection = true;
+            log(
+              `tooltrace sidecar: ${config.tracesUrl} accepted a batch but rejected ${rejected} spans: ${message === '' ? '(no message)' : message}`,
+            );
+          }
+        },
+      }),
+    };
+    return destination;
   });
-  return { processor, description: chosen.description, exporting: chosen.exporting };
+  return {
+    processor: new SpanDestinations(destinations),
+    description: chosen.map(({ description }) => description).join(' and '),
+    exporting,
+  };
 }

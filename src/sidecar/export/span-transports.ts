@@ -2,9 +2,9 @@ import { ConsoleSpanExporter } from './console-span-exporter.js';
 import { createTraceExporter, type ExportConfig } from './export-config.js';
 import type { SpanBatch } from '../../otlp/index.js';
 import type { BatchTransport } from './export-outcome.js';
-import { FanOutTransport } from './fan-out-transport.js';
 import type { Escape } from './format-span.js';
 import { OtlpFileExporter, type OtlpFileExporterOptions } from './otlp-file-exporter.js';
+import type { SpanDestinationKind } from './span-destinations.js';
 
 /** Which span exporters to run, from the exporter selection and the command line. */
 export interface SpanExporters {
@@ -16,53 +16,49 @@ export interface SpanExporters {
   file?: OtlpFileExporterOptions | undefined;
 }
 
-/** The transport {@link createSpanTransport} made, and where it sends spans, for the logs. */
+/** One transport {@link createSpanTransports} made, and where it sends spans, for the logs. */
 export interface SpanTransportChoice {
+  readonly kind: SpanDestinationKind;
   readonly transport: BatchTransport;
-  /** `http://collector:4318/v1/traces (http/protobuf), spans.jsonl (OTLP JSON lines)`. */
+  /** `http://collector:4318/v1/traces (http/protobuf)`, `spans.jsonl (OTLP JSON lines)`. */
   readonly description: string;
-  /** False when no exporter was chosen (`none`): spans are let go as they end. */
-  readonly exporting: boolean;
 }
 
 /**
- * The one transport the `ReliableSpanProcessor` drives for `exporters`: one exporter as it is,
- * several behind a {@link FanOutTransport}, none as a transport that takes every batch and
- * keeps nothing. The file is opened here, so a path that cannot be written stops start-up.
+ * A transport for each of `exporters`, local ones first (the file, then standard output), each
+ * to be driven by a `ReliableSpanProcessor` of its own; none chosen (`none`) gives one transport
+ * that takes every batch and keeps nothing. The file is opened here, so a path that cannot be
+ * written stops start-up.
  */
-export async function createSpanTransport(
+export async function createSpanTransports(
   config: ExportConfig,
   exporters: SpanExporters,
-): Promise<SpanTransportChoice> {
-  const transports: BatchTransport[] = [];
-  const described: string[] = [];
+): Promise<SpanTransportChoice[]> {
+  const chosen: SpanTransportChoice[] = [];
   if (exporters.file !== undefined) {
     const file = await OtlpFileExporter.open(exporters.file);
-    transports.push(file);
-    described.push(file.description);
+    chosen.push({ kind: 'file', transport: file, description: file.description });
   }
   if (exporters.console !== undefined) {
     const console = new ConsoleSpanExporter(exporters.console.stream, exporters.console.escape);
-    transports.push(console);
-    described.push(console.description);
+    chosen.push({ kind: 'console', transport: console, description: console.description });
   }
   if (exporters.otlp) {
     try {
-      transports.push(await createTraceExporter(config));
+      chosen.push({
+        kind: 'otlp',
+        transport: await createTraceExporter(config),
+        description: `${config.tracesUrl} (${config.protocol})`,
+      });
     } catch (error) {
-      await Promise.all(transports.map((transport) => transport.shutdown()));
+      await Promise.all(chosen.map(({ transport }) => transport.shutdown()));
       throw error;
     }
-    described.push(`${config.tracesUrl} (${config.protocol})`);
   }
-  if (transports.length === 0) {
-    return { transport: NO_EXPORT, description: 'nowhere', exporting: false };
+  if (chosen.length === 0) {
+    return [{ kind: 'none', transport: NO_EXPORT, description: 'nowhere' }];
   }
-  return {
-    transport: transports.length === 1 ? transports[0]! : new FanOutTransport(transports),
-    description: described.join(' and '),
-    exporting: true,
-  };
+  return chosen;
 }
 
 /** `OTEL_TRACES_EXPORTER=none`: every batch taken, nothing kept. */

@@ -40,7 +40,7 @@ describe('resolveExporterSelection()', () => {
     expect(names(chosen.metrics)).toEqual(['otlp']);
   });
 
-  it('writes only the --out file unless OTLP is asked for too', () => {
+  it('writes only the --out file unless OTLP is asked for or an endpoint is set', () => {
     const alone = resolveExporterSelection({}, { out: 'spans.jsonl' });
     expect(alone.outFile).toBe('spans.jsonl');
     expect(names(alone.traces)).toEqual([]);
@@ -51,6 +51,28 @@ describe('resolveExporterSelection()', () => {
     expect(
       names(resolveExporterSelection({ OTEL_TRACES_EXPORTER: 'otlp' }, { out: 'f' }).traces),
     ).toEqual(['otlp']);
+    const endpointSet = resolveExporterSelection(
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' },
+      { out: 'f' },
+    );
+    expect(names(endpointSet.traces)).toEqual(['otlp']);
+    expect(endpointSet.notices).toEqual([
+      '--out with OTEL_EXPORTER_OTLP_ENDPOINT set: spans go to both (OTEL_TRACES_EXPORTER=none writes only the file)',
+    ]);
+    expect(
+      names(
+        resolveExporterSelection(
+          { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' },
+          { out: 'f' },
+        ).traces,
+      ),
+    ).toEqual([]);
+    expect(
+      resolveExporterSelection({ OTEL_TRACES_EXPORTER: 'console' }, { otlpEndpointFlag: true })
+        .notices,
+    ).toEqual([
+      '--otlp-endpoint is not used: OTEL_TRACES_EXPORTER=console sends nothing over OTLP',
+    ]);
     expect(resolveExporterSelection({ TOOLTRACE_OUT: 'env.jsonl' }).outFile).toBe('env.jsonl');
     expect(
       resolveExporterSelection({ TOOLTRACE_OUT: 'env.jsonl' }, { out: 'flag.jsonl' }).outFile,

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FanOutTransport } from '../../../src/sidecar/export/fan-out-transport.js';
 import {
   OtlpFileExporter,
   OtlpHttpSpanExporter,
   ReliableSpanProcessor,
+  SpanDestinations,
 } from '../../../src/sidecar/export/index.js';
 import { decodeTraceRequest, startOtlpReceiver } from '../../../src/testing/index.js';
 
@@ -97,25 +97,45 @@ describe('OtlpFileExporter', () => {
       expect(readFileSync(join(directory, name)).length).toBe(3 * lineBytes);
     }
     expect(file.rotations).toBe(4);
+    // Nothing was deleted until there were two backups to keep.
     expect(logged[0]).toMatch(
-      /spans\.jsonl reached \d+ bytes \(--out-max-bytes \d+\); rotated to .*spans\.jsonl\.1, keeping 2 \(--out-backups; the oldest is deleted\)/,
+      /spans\.jsonl reached \d+ bytes \(--out-max-bytes \d+\); rotated to .*spans\.jsonl\.1, keeping 2 \(--out-backups\)$/,
+    );
+    expect(logged[1]).toMatch(/keeping 2 \(--out-backups\)$/);
+    expect(logged[2]).toMatch(
+      /keeping 2 \(--out-backups\); the oldest, .*spans\.jsonl\.2, deleted$/,
     );
   });
 
-  it('beside OTLP, writes a batch the collector refused (503) once, and delivers it to the collector on retry', async () => {
+  it('beside OTLP, writes a batch once, at once, while the collector refuses it (503), which gets it on retry', async () => {
     const receiver = await startOtlpReceiver({ failNext: 2 });
     try {
       const path = join(directory, 'spans.jsonl');
-      const file = await OtlpFileExporter.open({ path });
-      const otlp = new OtlpHttpSpanExporter({ url: receiver.tracesUrl });
-      const send = through(new FanOutTransport([file, otlp]), {
-        initialBackoffMs: 5,
-        maxBackoffMs: 10,
-      });
-      await send(['a', 'b', 'c']);
+      const file = new ReliableSpanProcessor(await OtlpFileExporter.open({ path }));
+      const otlp = new ReliableSpanProcessor(
+        new OtlpHttpSpanExporter({ url: receiver.tracesUrl }),
+        {
+          initialBackoffMs: 5,
+          maxBackoffMs: 10,
+        },
+      );
+      processors.push(file, otlp);
+      const destinations = new SpanDestinations(
+        [file, otlp].map((processor, index) => ({
+          kind: index === 0 ? ('file' as const) : ('otlp' as const),
+          description: String(index),
+          processor,
+          refusal: undefined,
+        })),
+      );
+      const tracer = new BasicTracerProvider({ spanProcessors: [destinations] }).getTracer('t');
+      for (const name of ['a', 'b', 'c']) tracer.startSpan(name).end();
+      await file.forceFlush();
+      expect(linesOf(path)).toEqual([['a', 'b', 'c']]);
+      await destinations.forceFlush();
       expect(receiver.spans.map((span) => span.name)).toEqual(['a', 'b', 'c']);
       expect(receiver.requests.map((request) => request.status)).toEqual([503, 503, 200]);
-      await file.shutdown();
+      await destinations.shutdown(0);
       expect(linesOf(path)).toEqual([['a', 'b', 'c']]);
     } finally {
       await receiver.close();
