@@ -71,7 +71,24 @@ describe('ConsoleSpanExporter', () => {
     );
     new BasicTracerProvider({ spanProcessors: [processor] }).getTracer('test').startSpan('a').end();
     await processor.forceFlush();
-    expect(dropped).toEqual(['console: standard output cannot be written: write EPIPE']);
+    expect(dropped).toEqual([
+      'console: standard output was closed (EPIPE: its reader stopped reading, as `| head` does)',
+    ]);
     expect(processor.stats().dropped).toBe(1);
+  });
+
+  it('names any other write error of standard output with its message', async () => {
+    const dropped: string[] = [];
+    const broken = new Writable({
+      write(_chunk: Buffer, _encoding, callback) {
+        callback(Object.assign(new Error('write ENOSPC'), { code: 'ENOSPC' }));
+      },
+    });
+    const processor = new ReliableSpanProcessor(new ConsoleSpanExporter(broken, printable), {
+      onDropped: (_batch, status, reason) => dropped.push(`${status}: ${reason}`),
+    });
+    new BasicTracerProvider({ spanProcessors: [processor] }).getTracer('test').startSpan('a').end();
+    await processor.forceFlush();
+    expect(dropped).toEqual(['console: standard output cannot be written: write ENOSPC']);
   });
 });
