@@ -9,7 +9,8 @@ import tseslint from 'typescript-eslint';
  * adapters (mcp, ai-sdk, langchain) beside. Each folder of `src` lists the folders it may import from; every other one is
  * forbidden. Inside the sidecar, intake -> pipeline -> export: intake talks to the pipeline
  * only, the pipeline may use export, export neither; no room imports the composition at
- * `src/sidecar/*.ts`.
+ * `src/sidecar/*.ts`. `testing` (the fakes the package ships) imports product code and no
+ * product code imports it: no folder but `testing` may list it.
  */
 const mayImport = {
   errors: [],
@@ -43,7 +44,6 @@ const mayImport = {
     'otlp',
     'sidecar',
     'view',
-    'testing',
     'errors',
   ],
   cli: [
@@ -55,12 +55,19 @@ const mayImport = {
     'forward',
     'otlp',
     'sidecar',
-    'testing',
     'view',
     'demo',
     'errors',
   ],
 };
+
+for (const [layer, allowed] of Object.entries(mayImport)) {
+  if (layer !== 'testing' && allowed.includes('testing')) {
+    throw new Error(
+      `eslint.config.js: src/${layer} is product code and may not import src/testing`,
+    );
+  }
+}
 
 /**
  * Folders that other folders may import only through the barrels named here, never a file
@@ -151,7 +158,10 @@ function layerRule(layer) {
     .filter((name) => name !== top && !allowedTop.includes(name))
     .map((name) => ({
       group: pathsTo(name),
-      message: `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar <- view <- cli/demo; wire, forward, otlp, mcp, ai-sdk and langchain beside).`,
+      message:
+        name === 'testing'
+          ? `src/${layer} must not depend on src/testing: product code never imports the fakes the package ships (testing imports product code, not the other way).`
+          : `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar <- view <- cli/demo; wire, forward, otlp, mcp, ai-sdk and langchain beside).`,
     }));
   for (const name of Object.keys(barrels)) {
     if (name === top || !allowedTop.includes(name)) continue;
@@ -214,8 +224,26 @@ function siblingRule(top, room) {
   };
 }
 
+/** The files at the root of src (`index.ts`, `cli.ts`) are product code too. */
+const noTestingAtRoot = {
+  group: ['./testing', './testing/*'],
+  message:
+    'src/*.ts must not depend on src/testing: product code never imports the fakes the package ships.',
+};
+
 /** One config per folder of src (the sidecar's rooms included), exported for the lint test. */
 export const layerRules = [
+  {
+    files: ['src/*.ts'],
+    ignores: ['src/index.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noTestingAtRoot] }] },
+  },
+  {
+    files: ['src/index.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [noOpenTelemetry, noTestingAtRoot] }],
+    },
+  },
   ...Object.keys(mayImport).map(layerRule),
   ...Object.entries(siblingRooms).flatMap(([top, rooms]) =>
     rooms.map((room) => siblingRule(top, room)),
@@ -249,10 +277,6 @@ export default tseslint.config(
         },
       ],
     },
-  },
-  {
-    files: ['src/index.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [noOpenTelemetry] }] },
   },
   ...layerRules,
   {
