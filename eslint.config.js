@@ -32,7 +32,8 @@ const mayImport = {
   'sidecar/intake': ['pipeline'],
   'sidecar/pipeline': ['export'],
   'sidecar/export': [],
-  // `tooltrace view`: journals through the sidecar's pipeline and tracer wiring, drawn.
+  // `tooltrace view`: journals through the sidecar's pipeline and tracer wiring, drawn; the
+  // sidecar only through its door below.
   view: ['bus', 'events', 'streamtool', 'otel', 'wire', 'otlp', 'sidecar', 'errors'],
   demo: [
     'bus',
@@ -68,6 +69,16 @@ for (const [layer, allowed] of Object.entries(mayImport)) {
     );
   }
 }
+
+/**
+ * Folders that reach another through one door only, a file named here, never anything else of
+ * it: `view` turns journals into spans with the sidecar's own wiring (`traceSidecarBus`, the
+ * pipeline, the resource), all of it exported by the pipeline's index, and nothing of the
+ * sidecar's export room or composition.
+ */
+const doors = {
+  view: { sidecar: 'pipeline/index.js' },
+};
 
 /**
  * Folders that other folders may import only through the barrels named here, never a file
@@ -163,6 +174,13 @@ function layerRule(layer) {
           ? `src/${layer} must not depend on src/testing: product code never imports the fakes the package ships (testing imports product code, not the other way).`
           : `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar <- view <- cli/demo; wire, forward, otlp, mcp, ai-sdk and langchain beside).`,
     }));
+  for (const [name, door] of Object.entries(doors[layer] ?? {})) {
+    // Any specifier into src/<name> (from any depth) but the door itself.
+    patterns.push({
+      regex: `^(\\.\\./)+${name}(?!/${door.replaceAll('.', '\\.')}$)(/|$)`,
+      message: `src/${layer} imports src/${name} only through ${name}/${door}.`,
+    });
+  }
   for (const name of Object.keys(barrels)) {
     if (name === top || !allowedTop.includes(name)) continue;
     patterns.push({

@@ -7,11 +7,10 @@ import {
 import { DerivedIdGenerator } from '../otel/index.js';
 import {
   createTraceExporter,
-  parseKeyValueList,
   ReliableSpanProcessor,
   resolveExportConfig,
 } from '../sidecar/export/index.js';
-import { detectResource } from '../sidecar/pipeline/index.js';
+import { detectResourceFromEnv } from '../sidecar/pipeline/index.js';
 import { TooltraceError } from '../errors/index.js';
 import type { ReceivedSpan } from '../otlp/index.js';
 import { CountingExporter } from './counting-exporter.js';
@@ -77,10 +76,7 @@ export async function startTraceSink(options: TraceSinkOptions): Promise<TraceSi
     (env.OTEL_EXPORTER_OTLP_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? '') !== ''
       ? resolveExportConfig({}, env)
       : undefined;
-  const resource = await detectResource({
-    ...parseKeyValueList(env.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES'),
-    'service.name': env.OTEL_SERVICE_NAME ?? options.serviceName,
-  });
+  const resource = await detectResourceFromEnv(env, options.serviceName);
   const receiver = new LoopbackTransport();
   // The sidecar's processor, not the stock batch one, which drops what ends past its queue of
   // 2,048 spans before it can export.

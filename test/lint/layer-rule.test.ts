@@ -226,6 +226,36 @@ describe('the layer rule (eslint.config.js)', () => {
     ).toEqual([expect.stringMatching(/never imports OpenTelemetry/)]);
   });
 
+  it('lets view reach the sidecar through sidecar/pipeline/index.js only', async () => {
+    for (const specifier of [
+      '../sidecar/export/index.js',
+      '../sidecar/export/key-value-list.js',
+      '../sidecar/pipeline/event-pipeline.js',
+      '../sidecar/pipeline/printable.js',
+      '../sidecar/index.js',
+      '../sidecar/run-sidecar.js',
+      '../sidecar',
+    ]) {
+      expect(
+        await layerProblems('src/view/new-file.ts', `import { x } from '${specifier}';`),
+      ).toEqual([
+        expect.stringMatching(
+          /src\/view imports src\/sidecar only through sidecar\/pipeline\/index.js/,
+        ),
+      ]);
+    }
+    expect(
+      await layerProblems(
+        'src/view/new-file.ts',
+        "import { traceSidecarBus, printable } from '../sidecar/pipeline/index.js';",
+      ),
+    ).toEqual([]);
+    // Another folder named like it is not the sidecar.
+    expect(
+      await layerProblems('src/view/new-file.ts', "import { x } from './sidecar-like.js';"),
+    ).toEqual([]);
+  });
+
   it('lets the barrels and the shared core through', async () => {
     const barrels =
       "import { traceToolCalls } from '../otel/index.js';\nimport { callKey } from '../otel/internal.js';";
