@@ -32,14 +32,14 @@ const OUTER_ROOM = 6;
 
 /**
  * The protobuf format of {@link OtlpTraceEncoder}, a {@link ProtobufWriter} over its batch's
- * buffer: a number or short ASCII attribute is written with its lengths known up front. What repeats is encoded once and then copied:
- * every attribute key, a key's string value while it stays the same (tool name, session,
- * agent), span and event names, the seconds of a time. Numbers keep one OTLP type per attribute
- * key ({@link NumberTypes}). What an SDK span can hold is all there is to write: its attribute
- * values are strings, numbers, booleans and arrays of them (the SDK has no bytes or key-value
- * list attributes), and its instrumentation scope has a name, version and schema URL but no
- * attributes; so no `bytes_value`, `kvlist_value` or scope attributes are written, since none
- * can reach it.
+ * buffer: a number or short ASCII attribute is written with its lengths known up front. What
+ * repeats is encoded once and then copied: every attribute key, a key's string value while it
+ * stays the same (tool name, session, agent), span and event names, the seconds of a time.
+ * Numbers keep one OTLP type per attribute key ({@link NumberTypes}). What an SDK span can hold
+ * is all there is to write: its attribute values are strings, numbers, booleans and arrays of
+ * them (the SDK has no bytes or key-value list attributes), and its instrumentation scope has a
+ * name, version and schema URL but no attributes; so no `bytes_value`, `kvlist_value` or scope
+ * attributes are written, since none can reach it.
  */
 export class ProtobufTraceFormat extends ProtobufWriter implements TraceFormat {
   readonly #buffers: RequestBuffers;
@@ -68,7 +68,7 @@ export class ProtobufTraceFormat extends ProtobufWriter implements TraceFormat {
     batch.position = this.position;
   }
 
-  /** A body that outgrew its buffer moves to a larger one of the encoder's {@link RequestBuffers}. */
+  /** A body that outgrew its buffer moves to a larger one of the encoder's buffers. */
   protected override grow(buffer: Buffer, used: number, needed: number): Buffer {
     return this.#buffers.grow(buffer, used, needed);
   }

@@ -89,7 +89,7 @@ export class ProtobufWriter {
     buffer[this.position++] = value;
   }
 
-  /** An `int64` varint (unchecked: up to 10 bytes): a negative one is ten bytes of two's complement. */
+  /** An `int64` varint (unchecked: up to 10 bytes); a negative one is ten, two's complement. */
   int64(value: number): void {
     if (value >= 0) {
       this.varint(value);
