@@ -9,7 +9,8 @@ import tseslint from 'typescript-eslint';
  * adapters (mcp, ai-sdk, langchain) beside. Each folder of `src` lists the folders it may import from; every other one is
  * forbidden. Inside the sidecar, intake -> pipeline -> export: intake talks to the pipeline
  * only, the pipeline may use export, export neither; no room imports the composition at
- * `src/sidecar/*.ts`.
+ * `src/sidecar/*.ts`. `testing` (the fakes the package ships) imports product code and no
+ * product code imports it: no folder but `testing` may list it.
  */
 const mayImport = {
   errors: [],
@@ -31,7 +32,8 @@ const mayImport = {
   'sidecar/intake': ['pipeline'],
   'sidecar/pipeline': ['export'],
   'sidecar/export': [],
-  // `tooltrace view`: journals through the sidecar's pipeline and tracer wiring, drawn.
+  // `tooltrace view`: journals through the sidecar's pipeline and tracer wiring, drawn; the
+  // sidecar only through its door below.
   view: ['bus', 'events', 'streamtool', 'otel', 'wire', 'otlp', 'sidecar', 'errors'],
   demo: [
     'bus',
@@ -43,7 +45,6 @@ const mayImport = {
     'otlp',
     'sidecar',
     'view',
-    'testing',
     'errors',
   ],
   cli: [
@@ -55,11 +56,28 @@ const mayImport = {
     'forward',
     'otlp',
     'sidecar',
-    'testing',
     'view',
     'demo',
     'errors',
   ],
+};
+
+for (const [layer, allowed] of Object.entries(mayImport)) {
+  if (layer !== 'testing' && allowed.includes('testing')) {
+    throw new Error(
+      `eslint.config.js: src/${layer} is product code and may not import src/testing`,
+    );
+  }
+}
+
+/**
+ * Folders that reach another through one door only, a file named here, never anything else of
+ * it: `view` turns journals into spans with the sidecar's own wiring (`traceSidecarBus`, the
+ * pipeline, the resource), all of it exported by the pipeline's index, and nothing of the
+ * sidecar's export room or composition.
+ */
+const doors = {
+  view: { sidecar: 'pipeline/index.js' },
 };
 
 /**
@@ -151,8 +169,18 @@ function layerRule(layer) {
     .filter((name) => name !== top && !allowedTop.includes(name))
     .map((name) => ({
       group: pathsTo(name),
-      message: `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar <- view <- cli/demo; wire, forward, otlp, mcp, ai-sdk and langchain beside).`,
+      message:
+        name === 'testing'
+          ? `src/${layer} must not depend on src/testing: product code never imports the fakes the package ships (testing imports product code, not the other way).`
+          : `src/${layer} must not depend on src/${name} (bus <- streamtool <- otel <- sidecar <- view <- cli/demo; wire, forward, otlp, mcp, ai-sdk and langchain beside).`,
     }));
+  for (const [name, door] of Object.entries(doors[layer] ?? {})) {
+    // Any specifier into src/<name> (from any depth) but the door itself.
+    patterns.push({
+      regex: `^(\\.\\./)+${name}(?!/${door.replaceAll('.', '\\.')}$)(/|$)`,
+      message: `src/${layer} imports src/${name} only through ${name}/${door}.`,
+    });
+  }
   for (const name of Object.keys(barrels)) {
     if (name === top || !allowedTop.includes(name)) continue;
     patterns.push({
@@ -214,8 +242,26 @@ function siblingRule(top, room) {
   };
 }
 
+/** The files at the root of src (`index.ts`, `cli.ts`) are product code too. */
+const noTestingAtRoot = {
+  group: ['./testing', './testing/*'],
+  message:
+    'src/*.ts must not depend on src/testing: product code never imports the fakes the package ships.',
+};
+
 /** One config per folder of src (the sidecar's rooms included), exported for the lint test. */
 export const layerRules = [
+  {
+    files: ['src/*.ts'],
+    ignores: ['src/index.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noTestingAtRoot] }] },
+  },
+  {
+    files: ['src/index.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [noOpenTelemetry, noTestingAtRoot] }],
+    },
+  },
   ...Object.keys(mayImport).map(layerRule),
   ...Object.entries(siblingRooms).flatMap(([top, rooms]) =>
     rooms.map((room) => siblingRule(top, room)),
@@ -249,10 +295,6 @@ export default tseslint.config(
         },
       ],
     },
-  },
-  {
-    files: ['src/index.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [noOpenTelemetry] }] },
   },
   ...layerRules,
   {

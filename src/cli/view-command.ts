@@ -3,6 +3,7 @@ import type { TraceBy } from '../otel/index.js';
 import { runView, type ViewFilter } from '../view/index.js';
 import { type CliStreams, useColor } from './cli-streams.js';
 import { parseFlags } from './parse-flags.js';
+import { keepHeapTight } from './tight-heap.js';
 import { VIEW_USAGE } from './usage.js';
 
 /** The groupings `--trace-by` takes, as the sidecar's. */
@@ -69,6 +70,7 @@ export async function viewCommand(argv: readonly string[], streams: CliStreams):
   if (values.html !== undefined && values.html.trim() === '') {
     refuse('--html', 'a file to write', values.html);
   }
+  keepHeapTight();
   return runView(positionals[0]!, {
     color: useColor(values['no-color'], streams.stdout),
     ...(traceBy === undefined ? {} : { traceBy: traceBy as TraceBy }),

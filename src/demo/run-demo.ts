@@ -11,7 +11,7 @@ import {
   ReliableSpanProcessor,
   resolveExporterSelection,
 } from '../sidecar/export/index.js';
-import { printable } from '../sidecar/printable.js';
+import { printable } from '../sidecar/pipeline/index.js';
 import { DEMO_CALL_COUNT, DEMO_CALLS, DEMO_SPAN_COUNT, runDemoAgent } from './demo-agent.js';
 import { demoPace } from './demo-pace.js';
 import { LiveDisplay } from './live-display.js';

@@ -1,5 +1,4 @@
 import type { TracerProvider } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import {
   BasicTracerProvider,
   BatchSpanProcessor,
@@ -8,14 +7,14 @@ import {
 import { DerivedIdGenerator } from '../otel/index.js';
 import {
   createTraceExporter,
-  parseKeyValueList,
   ReliableSpanProcessor,
   resolveExportConfig,
 } from '../sidecar/export/index.js';
-import { detectResource } from '../sidecar/pipeline/index.js';
+import { detectResourceFromEnv } from '../sidecar/pipeline/index.js';
+import { TooltraceError } from '../errors/index.js';
 import type { ReceivedSpan } from '../otlp/index.js';
-import { startOtlpReceiver } from '../testing/index.js';
 import { CountingExporter } from './counting-exporter.js';
+import { LoopbackTransport } from './loopback-transport.js';
 
 /** Options for {@link startTraceSink}. */
 export interface TraceSinkOptions {
@@ -24,8 +23,8 @@ export interface TraceSinkOptions {
   /** `service.name` unless `OTEL_SERVICE_NAME` says otherwise. */
   serviceName: string;
   /**
-   * Also export to `OTEL_EXPORTER_OTLP_ENDPOINT` (or the traces variant) when it is set.
-   * `tooltrace view` leaves it off: looking at a file should not send it anywhere.
+   * Also export to `OTEL_EXPORTER_OTLP_ENDPOINT` (or the traces variant) when it is set: off
+   * when `OTEL_TRACES_EXPORTER` does not name `otlp`.
    */
   exportElsewhere: boolean;
   /** More processors for the provider (the demo's `--out` file, `console`), shut down with it. */
@@ -38,7 +37,7 @@ export type ExternalExportOutcome =
   | { status: 'success'; url: string; exported: number }
   | { status: 'failure'; url: string; exported: number; failed: number; message: string };
 
-/** Where the demo and `tooltrace view` send spans, and where they read them back from. */
+/** Where the demo sends its spans, and where it reads them back from to draw them. */
 export interface TraceSink {
   /**
    * The provider to give `traceReplay`. It only hands out tracers: the subscriber's
@@ -50,7 +49,10 @@ export interface TraceSink {
   readonly idGenerator: DerivedIdGenerator;
   /** Where spans go besides the embedded receiver, for the banner. */
   readonly external: string | undefined;
-  /** Flushes the embedded export and waits until `count` spans reached the receiver. */
+  /**
+   * Flushes the embedded export (15 s at most) and returns what the receiver decoded; rejects
+   * when fewer than `count` spans arrived.
+   */
   collect(count: number): Promise<ReceivedSpan[]>;
   /**
    * Flushes the export elsewhere (which may take up to its OTLP timeout when nothing answers),
@@ -60,8 +62,9 @@ export interface TraceSink {
 }
 
 /**
- * The real SDK and OTLP exporter, pointed at the in-process receiver from `tooltrace/testing`
- * (the embedded default: no collector needed), so what is drawn is what was really exported.
+ * The real SDK and the sidecar's span processor and OTLP protobuf encoder, exporting to an
+ * embedded receiver that decodes each request in this process ({@link LoopbackTransport}: no
+ * collector needed), so what is drawn is what was really exported.
  * With `exportElsewhere` and `OTEL_EXPORTER_OTLP_ENDPOINT` (or the traces variant) set, spans go
  * there as well; that export failing never stops the drawing — {@link TraceSink.close} reports it.
  */
@@ -73,15 +76,11 @@ export async function startTraceSink(options: TraceSinkOptions): Promise<TraceSi
     (env.OTEL_EXPORTER_OTLP_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? '') !== ''
       ? resolveExportConfig({}, env)
       : undefined;
-  const resource = await detectResource({
-    ...parseKeyValueList(env.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES'),
-    'service.name': env.OTEL_SERVICE_NAME ?? options.serviceName,
-  });
-  const receiver = await startOtlpReceiver();
-  // The sidecar's processor, not the stock batch one: a journal is replayed in one go, and the
-  // stock processor drops what ends past its queue of 2,048 spans before it can export (a
-  // 3,000-call journal lost 440 calls and `view` then gave up waiting for them).
-  const embedded = new ReliableSpanProcessor(new OTLPTraceExporter({ url: receiver.tracesUrl }));
+  const resource = await detectResourceFromEnv(env, options.serviceName);
+  const receiver = new LoopbackTransport();
+  // The sidecar's processor, not the stock batch one, which drops what ends past its queue of
+  // 2,048 spans before it can export.
+  const embedded = new ReliableSpanProcessor(receiver);
   const processors: SpanProcessor[] = [embedded, ...(options.processors ?? [])];
   let externalExporter: CountingExporter | undefined;
   let externalProcessor: SpanProcessor | undefined;
@@ -110,14 +109,19 @@ export async function startTraceSink(options: TraceSinkOptions): Promise<TraceSi
         new Promise<void>((resolve) => (timer = setTimeout(resolve, 15_000))),
       ]);
       clearTimeout(timer);
-      return receiver.waitForSpans(count, 15_000);
+      const spans = receiver.spans;
+      if (spans.length < count) {
+        throw new TooltraceError(
+          `only ${spans.length} of ${count} spans reached the embedded receiver within 15 s`,
+        );
+      }
+      return [...spans];
     },
     close() {
       closing ??= (async (): Promise<ExternalExportOutcome> => {
         // Failures are counted by the exporter; the rejections only repeat them.
         await externalProcessor?.forceFlush().catch(() => undefined);
         await provider.shutdown().catch(() => undefined);
-        await receiver.close();
         if (externalConfig === undefined || externalExporter === undefined) {
           return { status: 'none' };
         }

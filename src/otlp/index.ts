@@ -1,6 +1,8 @@
 /**
  * OTLP, read and written in one place: the read model of what an exporter sends (spans, log
- * records, metric points as plain objects), one protobuf reader and one writer, the decoders of
+ * records, metric points as plain objects), one protobuf reader ({@link ProtobufReader}) and
+ * one writer ({@link ProtobufWriter}: the trace format and the metrics encoder write through it,
+ * and the small messages encoded once), the decoders of
  * trace, logs and metrics export requests in JSON and protobuf, the trace encoders (SDK spans to
  * protobuf and JSON request bodies, batch by batch), and the reader
  * of what an endpoint answers. `tooltrace/testing` (the receivers), the sidecar's export and
@@ -23,6 +25,8 @@ export {
   LENGTH_DELIMITED,
   lengthDelimited,
   protobufMessage,
+  ProtobufWriter,
+  stringField,
   stringKeyValue,
   tag,
   VARINT,

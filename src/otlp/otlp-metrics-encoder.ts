@@ -1,6 +1,6 @@
 import type { Attributes, HrTime } from '@opentelemetry/api';
 import type { MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
-import { FIXED64, LENGTH_DELIMITED, tag, VARINT, varint } from './protobuf-writer.js';
+import { ProtobufWriter } from './protobuf-writer.js';
 import { INT64_MAX, INT64_MIN } from './span-encoding.js';
 
 /** `DataPointType`, `AggregationTemporality` and `ValueType` of the SDK, by number: a type import keeps the SDK unloaded. */
@@ -345,90 +345,70 @@ function isDefault(field: Field): boolean {
   }
 }
 
+/** `fields` as protobuf, by the one {@link ProtobufWriter}. */
 function protobufOf(fields: readonly Field[]): Buffer {
-  const parts: Buffer[] = [];
+  const writer = new ProtobufWriter();
+  writeFields(writer, fields);
+  return writer.bytes();
+}
+
+function writeFields(writer: ProtobufWriter, fields: readonly Field[]): void {
   for (const field of fields) {
     if (isDefault(field)) continue;
     const value = field.value;
     const number = field.number;
     switch (value.kind) {
       case 'string':
-        parts.push(delimited(number, Buffer.from(value.value, 'utf8')));
+        writer.string(number, value.value);
         break;
       case 'uint':
-        parts.push(varint(tag(number, VARINT)), varint(value.value));
+      case 'int64':
+        writer.varintField(number, value.value);
         break;
       case 'bool':
-        parts.push(varint(tag(number, VARINT)), varint(value.value ? 1 : 0));
+        writer.varintField(number, value.value ? 1 : 0);
         break;
       case 'sint32':
-        parts.push(varint(tag(number, VARINT)), varint(zigzag(value.value)));
-        break;
-      case 'int64':
-        parts.push(varint(tag(number, VARINT)), int64Varint(value.value));
+        writer.sint32Field(number, value.value);
         break;
       case 'double':
-        parts.push(varint(tag(number, FIXED64)), doubleBytes(value.value));
+        writer.doubleField(number, value.value);
         break;
       case 'fixed64':
-        parts.push(varint(tag(number, FIXED64)), fixed64Bytes(value.value));
+        writer.fixed64Field(number, value.value);
         break;
       case 'sfixed64':
-        parts.push(varint(tag(number, FIXED64)), fixed64Bytes(BigInt(Math.trunc(value.value))));
+        writer.fixed64Field(number, BigInt(Math.trunc(value.value)));
         break;
-      case 'message':
-        parts.push(delimited(number, protobufOf(value.fields)));
+      case 'message': {
+        const mark = writer.begin(number);
+        writeFields(writer, value.fields);
+        writer.end(mark);
         break;
-      case 'fixed64s':
-        parts.push(
-          delimited(
-            number,
-            Buffer.concat(value.values.map((count) => fixed64Bytes(BigInt(count)))),
-          ),
-        );
+      }
+      case 'fixed64s': {
+        const mark = writer.begin(number);
+        for (const count of value.values) writer.fixed64(BigInt(count));
+        writer.end(mark);
         break;
-      case 'uint64s':
-        parts.push(delimited(number, Buffer.concat(value.values.map((count) => varint(count)))));
+      }
+      case 'uint64s': {
+        const mark = writer.begin(number);
+        for (const count of value.values) {
+          writer.ensure(10);
+          writer.varint(count);
+        }
+        writer.end(mark);
         break;
-      case 'doubles':
-        parts.push(delimited(number, Buffer.concat(value.values.map(doubleBytes))));
+      }
+      case 'doubles': {
+        const mark = writer.begin(number);
+        for (const bound of value.values) writer.double(bound);
+        writer.end(mark);
         break;
+      }
     }
   }
-  return Buffer.concat(parts);
-}
-
-function delimited(number: number, bytes: Buffer): Buffer {
-  return Buffer.concat([varint(tag(number, LENGTH_DELIMITED)), varint(bytes.length), bytes]);
-}
-
-function zigzag(value: number): number {
-  return value >= 0 ? value * 2 : -value * 2 - 1;
-}
-
-/** An int64 varint: ten bytes of two's complement for a negative one. */
-function int64Varint(value: number): Buffer {
-  if (value >= 0) return varint(value);
-  let bits = BigInt.asUintN(64, BigInt(value));
-  const bytes: number[] = [];
-  for (let index = 0; index < 9; index += 1) {
-    bytes.push(Number(bits & 0x7fn) | 0x80);
-    bits >>= 7n;
-  }
-  bytes.push(Number(bits));
-  return Buffer.from(bytes);
-}
-
-function doubleBytes(value: number): Buffer {
-  const bytes = Buffer.alloc(8);
-  bytes.writeDoubleLE(value);
-  return bytes;
-}
-
-function fixed64Bytes(value: bigint): Buffer {
-  const bytes = Buffer.alloc(8);
-  bytes.writeBigUInt64LE(BigInt.asUintN(64, value));
-  return bytes;
 }
 
 /** The OTLP/JSON object of `fields`: repeated fields as arrays, 64-bit integers as strings. */

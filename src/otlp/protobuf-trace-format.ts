@@ -2,15 +2,15 @@ import type { AttributeValue, Attributes, HrTime } from '@opentelemetry/api';
 import type { EncodingBatch, SpanGroup } from './encoding-batch.js';
 import type { NumberTypes } from './number-types.js';
 import {
-  FIXED32,
   FIXED64,
   hexValue,
   LENGTH_DELIMITED,
   lengthDelimited,
+  ProtobufWriter,
+  stringField,
   stringKeyValue,
   tag,
   VARINT,
-  varint,
   varintSize,
 } from './protobuf-writer.js';
 import type { RequestBuffers } from './request-buffers.js';
@@ -25,29 +25,23 @@ import {
 } from './span-encoding.js';
 import type { SpanResource, SpanScope, TraceFormat } from './trace-format.js';
 
-/** Strings shorter than this are tried as ASCII first (and need one length byte). */
-const SHORT_STRING = 0x80;
 /** What a format holds between requests: its buffer is the batch's. */
 const EMPTY = Buffer.alloc(0);
 /** Room for a tag and a length of up to 2^35: where a batch's outer lengths go, once known. */
 const OUTER_ROOM = 6;
 
 /**
- * The protobuf writer of {@link OtlpTraceEncoder}: a nested message reserves one length byte
- * and is shifted only when it turns out longer than 127 bytes; a number or short ASCII attribute
- * is written with its lengths known up front. What repeats is encoded once and then copied:
- * every attribute key, a key's string value while it stays the same (tool name, session,
- * agent), span and event names, the seconds of a time. Numbers keep one OTLP type per attribute
- * key ({@link NumberTypes}). What an SDK span can hold is all there is to write: its attribute
- * values are strings, numbers, booleans and arrays of them (the SDK has no bytes or key-value
- * list attributes), and its instrumentation scope has a name, version and schema URL but no
- * attributes; so no `bytes_value`, `kvlist_value` or scope attributes are written, since none
- * can reach it.
+ * The protobuf format of {@link OtlpTraceEncoder}, a {@link ProtobufWriter} over its batch's
+ * buffer: a number or short ASCII attribute is written with its lengths known up front. What
+ * repeats is encoded once and then copied: every attribute key, a key's string value while it
+ * stays the same (tool name, session, agent), span and event names, the seconds of a time.
+ * Numbers keep one OTLP type per attribute key ({@link NumberTypes}). What an SDK span can hold
+ * is all there is to write: its attribute values are strings, numbers, booleans and arrays of
+ * them (the SDK has no bytes or key-value list attributes), and its instrumentation scope has a
+ * name, version and schema URL but no attributes; so no `bytes_value`, `kvlist_value` or scope
+ * attributes are written, since none can reach it.
  */
-export class ProtobufTraceFormat implements TraceFormat {
-  position = 0;
-  #buffer: Buffer = EMPTY;
-  #view: DataView = new DataView(EMPTY.buffer, EMPTY.byteOffset, EMPTY.byteLength);
+export class ProtobufTraceFormat extends ProtobufWriter implements TraceFormat {
   readonly #buffers: RequestBuffers;
   readonly #numbers: NumberTypes;
   readonly #keys = new Map<string, EncodedKey>();
@@ -59,20 +53,24 @@ export class ProtobufTraceFormat implements TraceFormat {
   #secondsHigh = 0;
 
   constructor(buffers: RequestBuffers, numbers: NumberTypes) {
+    super(EMPTY);
     this.#buffers = buffers;
     this.#numbers = numbers;
   }
 
   load(batch: EncodingBatch): void {
-    this.#buffer = batch.buffer;
-    this.#view = batch.view;
-    this.position = batch.position;
+    this.use(batch.buffer, batch.position, batch.view);
   }
 
   store(batch: EncodingBatch): void {
-    batch.buffer = this.#buffer;
-    batch.view = this.#view;
+    batch.buffer = this.buffer;
+    batch.view = this.view;
     batch.position = this.position;
+  }
+
+  /** A body that outgrew its buffer moves to a larger one of the encoder's buffers. */
+  protected override grow(buffer: Buffer, used: number, needed: number): Buffer {
+    return this.#buffers.grow(buffer, used, needed);
   }
 
   /**
@@ -80,14 +78,14 @@ export class ProtobufTraceFormat implements TraceFormat {
    * `ScopeSpans` tag and length, the `scope` field: the request up to the first group's spans.
    */
   openFirstGroup(batch: EncodingBatch, resource: SpanResource, scope: SpanScope): void {
-    this.#ensure(OUTER_ROOM);
+    this.ensure(OUTER_ROOM);
     this.position += OUTER_ROOM;
     batch.resourceStart = this.position;
-    const resourceMessage = this.#begin(1);
+    const resourceMessage = this.begin(1);
     this.#attributes(1, resource.attributes);
-    this.#end(resourceMessage);
+    this.end(resourceMessage);
     batch.resourceEnd = this.position;
-    this.#ensure(OUTER_ROOM);
+    this.ensure(OUTER_ROOM);
     this.position += OUTER_ROOM;
     batch.scopeStart = this.position;
     this.#scope(scope);
@@ -104,62 +102,56 @@ export class ProtobufTraceFormat implements TraceFormat {
     const scopeSpansLength = this.position - batch.scopeStart;
     this.#schemaUrl(group.resource.schemaUrl);
     const scopeSpansStart = batch.scopeStart - 1 - varintSize(scopeSpansLength);
-    this.#tagAndLength(scopeSpansStart, tag(2, LENGTH_DELIMITED), scopeSpansLength);
+    this.tagAndLength(scopeSpansStart, tag(2, LENGTH_DELIMITED), scopeSpansLength);
     const resourceLength = batch.resourceEnd - batch.resourceStart;
     const resourceStart = scopeSpansStart - resourceLength;
-    this.#buffer.copyWithin(resourceStart, batch.resourceStart, batch.resourceEnd);
+    this.buffer.copyWithin(resourceStart, batch.resourceStart, batch.resourceEnd);
     const resourceSpansLength = this.position - resourceStart;
     const start = resourceStart - 1 - varintSize(resourceSpansLength);
-    this.#tagAndLength(start, tag(1, LENGTH_DELIMITED), resourceSpansLength);
-    return this.#buffers.lendToKeep(this.#buffer, start, this.position);
+    this.tagAndLength(start, tag(1, LENGTH_DELIMITED), resourceSpansLength);
+    return this.#buffers.lendToKeep(this.buffer, start, this.position);
   }
 
   restart(): Buffer {
-    const spans = this.#buffer;
-    this.#buffer = this.#buffers.take();
-    this.#view = new DataView(
-      this.#buffer.buffer,
-      this.#buffer.byteOffset,
-      this.#buffer.byteLength,
-    );
-    this.position = 0;
+    const spans = this.buffer;
+    this.use(this.#buffers.take(), 0);
     return spans;
   }
 
   openRequest(): void {}
 
   openResource(resource: SpanResource): number {
-    const resourceSpans = this.#begin(1);
-    const resourceMessage = this.#begin(1);
+    const resourceSpans = this.begin(1);
+    const resourceMessage = this.begin(1);
     this.#attributes(1, resource.attributes);
-    this.#end(resourceMessage);
+    this.end(resourceMessage);
     return resourceSpans;
   }
 
   openScope(scope: SpanScope): number {
-    const scopeSpans = this.#begin(2);
+    const scopeSpans = this.begin(2);
     this.#scope(scope);
     return scopeSpans;
   }
 
   copySpans(spans: Uint8Array): void {
-    this.#copy(spans);
+    this.copy(spans);
   }
 
   closeScope(scope: SpanScope, mark: number): void {
     this.#schemaUrl(scope.schemaUrl);
-    this.#end(mark);
+    this.end(mark);
   }
 
   closeResource(resource: SpanResource, mark: number): void {
     this.#schemaUrl(resource.schemaUrl);
-    this.#end(mark);
+    this.end(mark);
   }
 
   closeRequest(): void {}
 
   body(): Buffer {
-    return this.#buffers.lendToKeep(this.#buffer, 0, this.position);
+    return this.#buffers.lendToKeep(this.buffer, 0, this.position);
   }
 
   /** Fields 1 to 8; the flags are field 16, written by {@link closeSpan}. */
@@ -174,13 +166,13 @@ export class ProtobufTraceFormat implements TraceFormat {
     start: HrTime,
     end: HrTime,
   ): number {
-    const message = this.#begin(2);
+    const message = this.begin(2);
     this.#hexBytes(1, traceId);
     this.#hexBytes(2, spanId);
-    if (traceState !== '') this.#string(3, traceState);
+    if (traceState !== '') this.string(3, traceState);
     if (parentSpanId !== '') this.#hexBytes(4, parentSpanId);
     this.#name(5, name);
-    this.#varintField(6, kind);
+    this.varintField(6, kind);
     this.#time(7, start);
     this.#time(8, end);
     return message;
@@ -191,7 +183,7 @@ export class ProtobufTraceFormat implements TraceFormat {
   }
 
   droppedAttributes(count: number): void {
-    this.#varintField(10, count);
+    this.varintField(10, count);
   }
 
   openEvents(): void {}
@@ -203,27 +195,27 @@ export class ProtobufTraceFormat implements TraceFormat {
     attributes: Attributes | undefined,
     droppedAttributes: number,
   ): void {
-    const eventMessage = this.#begin(11);
+    const eventMessage = this.begin(11);
     this.#time(1, time);
     this.#name(2, name);
     if (attributes !== undefined) this.#fewAttributes(3, attributes);
-    if (droppedAttributes > 0) this.#varintField(4, droppedAttributes);
-    this.#end(eventMessage);
+    if (droppedAttributes > 0) this.varintField(4, droppedAttributes);
+    this.end(eventMessage);
   }
 
   closeEvents(): void {}
 
   droppedEvents(count: number): void {
-    this.#varintField(12, count);
+    this.varintField(12, count);
   }
 
   openLinks(): void {}
 
   openLink(_index: number, traceId: string, spanId: string, traceState: string): number {
-    const linkMessage = this.#begin(13);
+    const linkMessage = this.begin(13);
     this.#hexBytes(1, traceId);
     this.#hexBytes(2, spanId);
-    if (traceState !== '') this.#string(3, traceState);
+    if (traceState !== '') this.string(3, traceState);
     return linkMessage;
   }
 
@@ -232,51 +224,40 @@ export class ProtobufTraceFormat implements TraceFormat {
   }
 
   linkDroppedAttributes(count: number): void {
-    this.#varintField(5, count);
+    this.varintField(5, count);
   }
 
   closeLink(mark: number, flags: number): void {
-    this.#fixed32Field(6, flags);
-    this.#end(mark);
+    this.fixed32Field(6, flags);
+    this.end(mark);
   }
 
   closeLinks(): void {}
 
   droppedLinks(count: number): void {
-    this.#varintField(14, count);
+    this.varintField(14, count);
   }
 
   closeSpan(mark: number, code: number, message: string, flags: number): void {
-    const status = this.#begin(15);
-    if (message !== '') this.#string(2, message);
-    this.#varintField(3, code);
-    this.#end(status);
-    this.#fixed32Field(16, flags);
-    this.#end(mark);
+    const status = this.begin(15);
+    if (message !== '') this.string(2, message);
+    this.varintField(3, code);
+    this.end(status);
+    this.fixed32Field(16, flags);
+    this.end(mark);
   }
 
   /** The `scope` field of a `ScopeSpans`. */
   #scope(scope: SpanScope): void {
-    const scopeMessage = this.#begin(1);
-    this.#string(1, scope.name);
-    if (scope.version !== undefined && scope.version !== '') this.#string(2, scope.version);
-    this.#end(scopeMessage);
+    const scopeMessage = this.begin(1);
+    this.string(1, scope.name);
+    if (scope.version !== undefined && scope.version !== '') this.string(2, scope.version);
+    this.end(scopeMessage);
   }
 
   /** A `schema_url` (field 3 of `ResourceSpans` and of `ScopeSpans`), when there is one. */
   #schemaUrl(schemaUrl: string | undefined): void {
-    if (schemaUrl !== undefined && schemaUrl !== '') this.#string(3, schemaUrl);
-  }
-
-  /** A tag and a length written at `at`, into room left for them. */
-  #tagAndLength(at: number, fieldTag: number, length: number): void {
-    const buffer = this.#buffer;
-    buffer[at++] = fieldTag;
-    while (length >= 0x80) {
-      buffer[at++] = (length & 0x7f) | 0x80;
-      length >>>= 7;
-    }
-    buffer[at] = length;
+    if (schemaUrl !== undefined && schemaUrl !== '') this.string(3, schemaUrl);
   }
 
   /**
@@ -309,10 +290,10 @@ export class ProtobufTraceFormat implements TraceFormat {
     if (typeof value === 'string') {
       const pair = repeatedPair(entry, value, stringKeyValue);
       if (pair !== undefined) {
-        this.#ensure(pair.length + 3);
-        this.#byte(fieldTag);
-        this.#writeVarint(pair.length);
-        this.#copy(pair);
+        this.ensure(pair.length + 3);
+        this.byte(fieldTag);
+        this.varint(pair.length);
+        this.copy(pair);
         return;
       }
       if (this.#shortAsciiPair(fieldTag, entry.bytes, value)) return;
@@ -327,15 +308,15 @@ export class ProtobufTraceFormat implements TraceFormat {
       }
       const anyLength = integer ? 1 + (value < 0x80 ? 1 : varintSize(value)) : 9;
       const pairLength = keyBytes.length + 2 + anyLength;
-      this.#ensure(pairLength + 6);
-      const buffer = this.#buffer;
+      this.ensure(pairLength + 6);
+      const buffer = this.buffer;
       let at = this.position;
       buffer[at++] = fieldTag;
       if (pairLength < 0x80) {
         buffer[at++] = pairLength;
       } else {
         this.position = at;
-        this.#writeVarint(pairLength);
+        this.varint(pairLength);
         at = this.position;
       }
       buffer.set(keyBytes, at);
@@ -349,27 +330,27 @@ export class ProtobufTraceFormat implements TraceFormat {
       } else if (integer) {
         buffer[at + 2] = tag(3, VARINT);
         this.position = at + 3;
-        this.#writeVarint(value);
+        this.varint(value);
       } else {
         this.position = at + 2;
-        this.#double(value);
+        this.doubleField(4, value);
       }
       return;
     }
-    const keyValue = this.#begin(fieldTag >>> 3);
-    this.#copy(entry.bytes);
-    const anyValue = this.#begin(2);
+    const keyValue = this.begin(fieldTag >>> 3);
+    this.copy(entry.bytes);
+    const anyValue = this.begin(2);
     if (typeof value === 'string') {
-      this.#string(1, value);
+      this.string(1, value);
     } else if (typeof value === 'number') {
       if (!entry.double && Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) {
-        this.#varintField(3, value);
+        this.varintField(3, value);
       } else {
         if (!entry.double) {
           entry.double = true;
           this.#numbers.isDouble(key, value);
         }
-        this.#double(value);
+        this.doubleField(4, value);
       }
     } else {
       if (!entry.double && Array.isArray(value)) {
@@ -377,8 +358,8 @@ export class ProtobufTraceFormat implements TraceFormat {
       }
       this.#anyValue(value, entry.double);
     }
-    this.#end(anyValue);
-    this.#end(keyValue);
+    this.end(anyValue);
+    this.end(keyValue);
   }
 
   /**
@@ -389,8 +370,8 @@ export class ProtobufTraceFormat implements TraceFormat {
     const length = text.length;
     const pairLength = key.length + 4 + length;
     if (pairLength >= 0x80) return false;
-    this.#ensure(pairLength + 2);
-    const buffer = this.#buffer;
+    this.ensure(pairLength + 2);
+    const buffer = this.buffer;
     const start = this.position;
     buffer[start] = fieldTag;
     buffer[start + 1] = pairLength;
@@ -414,13 +395,8 @@ export class ProtobufTraceFormat implements TraceFormat {
   #key(key: string): EncodedKey {
     let entry = this.#keys.get(key);
     if (entry === undefined) {
-      const bytes = Buffer.from(key, 'utf8');
       entry = {
-        bytes: Buffer.concat([
-          Buffer.from([tag(1, LENGTH_DELIMITED)]),
-          varint(bytes.length),
-          bytes,
-        ]),
+        bytes: stringField(1, key),
         double: this.#numbers.isDoubleKey(key),
         text: undefined,
         pair: undefined,
@@ -430,71 +406,27 @@ export class ProtobufTraceFormat implements TraceFormat {
     return entry;
   }
 
-  /** Bytes encoded before; TypedArray#set is a V8 builtin, no trip into C++ as Buffer#copy. */
-  #copy(bytes: Uint8Array): void {
-    this.#ensure(bytes.length);
-    this.#buffer.set(bytes, this.position);
-    this.position += bytes.length;
-  }
-
   /** One value; `double` says how numbers go out (see {@link NumberTypes}). */
   #anyValue(value: AttributeValue, double: boolean): void {
     if (typeof value === 'string') {
-      this.#string(1, value);
+      this.string(1, value);
     } else if (typeof value === 'number') {
       if (!double && Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) {
-        this.#varintField(3, value);
+        this.varintField(3, value);
       } else {
-        this.#double(value);
+        this.doubleField(4, value);
       }
     } else if (typeof value === 'boolean') {
-      this.#varintField(2, value ? 1 : 0);
+      this.varintField(2, value ? 1 : 0);
     } else if (Array.isArray(value)) {
-      const array = this.#begin(5);
+      const array = this.begin(5);
       for (const item of value as unknown[]) {
-        const entry = this.#begin(1);
+        const entry = this.begin(1);
         if (item !== null && item !== undefined) this.#anyValue(item as AttributeValue, double);
-        this.#end(entry);
+        this.end(entry);
       }
-      this.#end(array);
+      this.end(array);
     }
-  }
-
-  /** `AnyValue.double_value`. */
-  #double(value: number): void {
-    this.#ensure(9);
-    this.#byte(tag(4, FIXED64));
-    this.#view.setFloat64(this.position, value, true);
-    this.position += 8;
-  }
-
-  /** Starts a length-delimited field; returns where its length goes. */
-  #begin(field: number): number {
-    this.#ensure(6);
-    this.#writeVarint(tag(field, LENGTH_DELIMITED));
-    const start = this.position;
-    this.position += 1;
-    return start;
-  }
-
-  /** Writes the length of the field begun at `start`, shifting its content if it needs room. */
-  #end(start: number): void {
-    const length = this.position - start - 1;
-    if (length < 0x80) {
-      this.#buffer[start] = length;
-      return;
-    }
-    const size = varintSize(length);
-    this.#ensure(size - 1);
-    this.#buffer.copyWithin(start + size, start + 1, this.position);
-    this.position += size - 1;
-    let value = length;
-    let at = start;
-    while (value >= 0x80) {
-      this.#buffer[at++] = (value & 0x7f) | 0x80;
-      value >>>= 7;
-    }
-    this.#buffer[at] = value;
   }
 
   /** A span or event name: few distinct ones, each encoded once and then copied. */
@@ -502,49 +434,23 @@ export class ProtobufTraceFormat implements TraceFormat {
     let bytes = this.#names.get(text);
     if (bytes === undefined) {
       if (this.#names.size >= MAX_CACHED_NAMES || text.length > MAX_CACHED_VALUE) {
-        this.#string(field, text);
+        this.string(field, text);
         return;
       }
       bytes = lengthDelimited(text);
       this.#names.set(text, bytes);
     }
-    this.#ensure(1);
-    this.#byte(tag(field, LENGTH_DELIMITED));
-    this.#copy(bytes);
-  }
-
-  #string(field: number, text: string): void {
-    const length = text.length;
-    this.#ensure(6 + length * 3);
-    this.#writeVarint(tag(field, LENGTH_DELIMITED));
-    const buffer = this.#buffer;
-    const start = this.position;
-    // Short ASCII strings are the rule: copy them byte by byte (cheaper than a native call)
-    // after one length byte; anything else goes through the UTF-8 encoder.
-    if (length < SHORT_STRING) {
-      let index = 0;
-      for (; index < length; index += 1) {
-        const code = text.charCodeAt(index);
-        if (code >= 0x80) break;
-        buffer[start + 1 + index] = code;
-      }
-      if (index === length) {
-        buffer[start] = length;
-        this.position = start + 1 + length;
-        return;
-      }
-    }
-    const written = buffer.write(text, start + 1, 'utf8');
-    this.position = start + 1 + written;
-    this.#end(start);
+    this.ensure(1);
+    this.byte(tag(field, LENGTH_DELIMITED));
+    this.copy(bytes);
   }
 
   /** Trace and span ids: hex text as the bytes it spells (16 or 8). */
   #hexBytes(field: number, hex: string): void {
     const length = hex.length >> 1;
-    this.#ensure(3 + length);
-    this.#byte(tag(field, LENGTH_DELIMITED));
-    const buffer = this.#buffer;
+    this.ensure(3 + length);
+    this.byte(tag(field, LENGTH_DELIMITED));
+    const buffer = this.buffer;
     const start = this.position;
     // Decoded here rather than by Buffer#write, a call into C++ per id.
     let invalid = length >= 0x80 ? -1 : 0;
@@ -562,12 +468,12 @@ export class ProtobufTraceFormat implements TraceFormat {
     // Not hex (no SDK makes such ids): what Buffer#write makes of it, as before.
     const written = buffer.write(hex, start + 1, 'hex');
     this.position = start + 1 + written;
-    this.#end(start);
+    this.end(start);
   }
 
   #time(field: number, time: HrTime): void {
-    this.#ensure(9);
-    this.#byte(tag(field, FIXED64));
+    this.ensure(9);
+    this.byte(tag(field, FIXED64));
     // seconds * 1e9 + nanos exceeds 2^53: the 64 bits are built from 32-bit halves, those of
     // the seconds once per distinct second (the times of a batch share a few).
     const seconds = time[0];
@@ -589,53 +495,7 @@ export class ProtobufTraceFormat implements TraceFormat {
       low -= carry * 0x100000000;
       high += carry;
     }
-    this.#view.setUint32(this.position, low, true);
-    this.#view.setUint32(this.position + 4, high >>> 0, true);
-    this.position += 8;
-  }
-
-  #varintField(field: number, value: number): void {
-    this.#ensure(11);
-    this.#writeVarint(tag(field, VARINT));
-    if (value >= 0) this.#writeVarint(value);
-    else this.#writeNegative(value);
-  }
-
-  #fixed32Field(field: number, value: number): void {
-    this.#ensure(6);
-    this.#writeVarint(tag(field, FIXED32));
-    this.#view.setUint32(this.position, value >>> 0, true);
-    this.position += 4;
-  }
-
-  #byte(value: number): void {
-    this.#buffer[this.position++] = value;
-  }
-
-  #writeVarint(value: number): void {
-    while (value >= 0x80) {
-      this.#buffer[this.position++] = (value % 0x80) | 0x80;
-      value = Math.floor(value / 0x80);
-    }
-    this.#buffer[this.position++] = value;
-  }
-
-  /** A negative int64 as protobuf writes it: ten bytes of two's complement. */
-  #writeNegative(value: number): void {
-    let bits = BigInt.asUintN(64, BigInt(value));
-    for (let index = 0; index < 9; index += 1) {
-      this.#buffer[this.position++] = Number(bits & 0x7fn) | 0x80;
-      bits >>= 7n;
-    }
-    this.#buffer[this.position++] = Number(bits);
-  }
-
-  #ensure(bytes: number): void {
-    const needed = this.position + bytes;
-    if (needed <= this.#buffer.length) return;
-    const grown = this.#buffers.grow(this.#buffer, this.position, needed);
-    this.#buffer = grown;
-    this.#view = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
+    this.fixed64Halves(low, high);
   }
 }
 

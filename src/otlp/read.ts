@@ -25,6 +25,8 @@ export {
   LENGTH_DELIMITED,
   lengthDelimited,
   protobufMessage,
+  ProtobufWriter,
+  stringField,
   stringKeyValue,
   tag,
   VARINT,

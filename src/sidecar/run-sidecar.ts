@@ -15,7 +15,7 @@ import type { SidecarOptions } from './sidecar-options.js';
 import { resolveSidecarSettings } from './sidecar-settings.js';
 import { exitCodeFor } from './sidecar-exit-code.js';
 import { shutDownSidecar } from './sidecar-shutdown.js';
-import { printable } from './printable.js';
+import { printable } from './pipeline/index.js';
 import { SidecarStatus } from './sidecar-status.js';
 
 /** A running sidecar, from {@link runSidecar}. */

@@ -2,12 +2,11 @@ import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { EventBus } from '../bus/index.js';
 import type { TraceBy } from '../otel/index.js';
 import {
-  detectResource,
+  detectResourceFromEnv,
   EventPipeline,
   SidecarMetrics,
   traceSidecarBus,
 } from '../sidecar/pipeline/index.js';
-import { parseKeyValueList } from '../sidecar/export/index.js';
 import type { ReceivedSpan } from '../otlp/index.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, type DecodeFailure } from '../wire/index.js';
 import { DrawnSpans, type SpansLeftOut } from './drawn-spans.js';
@@ -80,10 +79,7 @@ export async function readJournalSpans(
   options: ReadJournalOptions = {},
 ): Promise<JournalSpans> {
   const env = options.env ?? process.env;
-  const resource = await detectResource({
-    ...parseKeyValueList(env.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES'),
-    'service.name': env.OTEL_SERVICE_NAME ?? SERVICE_NAME,
-  });
+  const resource = await detectResourceFromEnv(env, SERVICE_NAME);
   const drawn = options.held ?? new DrawnSpans();
   const progress = options.progress;
   const collector: SpanProcessor = {

@@ -1,7 +1,7 @@
 import { stat, writeFile } from 'node:fs/promises';
 import type { TraceBy } from '../otel/index.js';
 import type { ReceivedSpan } from '../otlp/index.js';
-import { printable } from '../sidecar/printable.js';
+import { printable } from '../sidecar/pipeline/index.js';
 import { DrawnSpans, type DrawnSpansLimits, type SpansLeftOut } from './drawn-spans.js';
 import { renderHtmlPage } from './html-page.js';
 import type { ReadProgress } from './read-journal-spans.js';

@@ -1,5 +1,5 @@
 import type { ReceivedSpan } from '../otlp/index.js';
-import { printable } from '../sidecar/printable.js';
+import { printable } from '../sidecar/pipeline/index.js';
 import { DistinctCount } from './distinct-count.js';
 import { formatToolTable, type ToolTableRow } from './tool-table.js';
 import { formatDuration } from './waterfall.js';

@@ -1,6 +1,6 @@
 import { createColors } from 'picocolors';
 import type { ReceivedSpan } from '../otlp/index.js';
-import { printable } from '../sidecar/printable.js';
+import { printable } from '../sidecar/pipeline/index.js';
 
 /** Options for {@link renderWaterfall}. */
 export interface WaterfallOptions {

@@ -197,6 +197,65 @@ describe('the layer rule (eslint.config.js)', () => {
     ).toEqual([]);
   });
 
+  it.each([
+    'src/demo/new-file.ts',
+    'src/cli/new-file.ts',
+    'src/view/new-file.ts',
+    'src/sidecar/new-file.ts',
+    'src/sidecar/export/new-file.ts',
+    'src/otel/agent/new-file.ts',
+    'src/otlp/new-file.ts',
+    'src/mcp/new-file.ts',
+  ])('refuses testing to product code (%s)', async (filePath) => {
+    const up = '../'.repeat(filePath.split('/').length - 2);
+    expect(
+      await layerProblems(filePath, `import { startOtlpReceiver } from '${up}testing/index.js';`),
+    ).toEqual([
+      expect.stringMatching(/must not depend on src\/testing: product code never imports/),
+    ]);
+  });
+
+  it('refuses testing to the files at the root of src', async () => {
+    for (const filePath of ['src/cli.ts', 'src/index.ts']) {
+      expect(
+        await layerProblems(filePath, "import { startOtlpReceiver } from './testing/index.js';"),
+      ).toEqual([expect.stringMatching(/src\/\*\.ts must not depend on src\/testing/)]);
+    }
+    expect(
+      await layerProblems('src/index.ts', "import { trace } from '@opentelemetry/api';"),
+    ).toEqual([expect.stringMatching(/never imports OpenTelemetry/)]);
+  });
+
+  it('lets view reach the sidecar through sidecar/pipeline/index.js only', async () => {
+    for (const specifier of [
+      '../sidecar/export/index.js',
+      '../sidecar/export/key-value-list.js',
+      '../sidecar/pipeline/event-pipeline.js',
+      '../sidecar/pipeline/printable.js',
+      '../sidecar/index.js',
+      '../sidecar/run-sidecar.js',
+      '../sidecar',
+    ]) {
+      expect(
+        await layerProblems('src/view/new-file.ts', `import { x } from '${specifier}';`),
+      ).toEqual([
+        expect.stringMatching(
+          /src\/view imports src\/sidecar only through sidecar\/pipeline\/index.js/,
+        ),
+      ]);
+    }
+    expect(
+      await layerProblems(
+        'src/view/new-file.ts',
+        "import { traceSidecarBus, printable } from '../sidecar/pipeline/index.js';",
+      ),
+    ).toEqual([]);
+    // Another folder named like it is not the sidecar.
+    expect(
+      await layerProblems('src/view/new-file.ts', "import { x } from './sidecar-like.js';"),
+    ).toEqual([]);
+  });
+
   it('lets the barrels and the shared core through', async () => {
     const barrels =
       "import { traceToolCalls } from '../otel/index.js';\nimport { callKey } from '../otel/internal.js';";

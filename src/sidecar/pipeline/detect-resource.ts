@@ -7,6 +7,7 @@ import {
   serviceInstanceIdDetector,
   type Resource,
 } from '@opentelemetry/resources';
+import { parseKeyValueList } from '../export/index.js';
 import { withoutUrlCredentials } from './url-credentials.js';
 
 /** Flags whose value is a secret (`--token T`, `--otlp-header authorization=…`). */
@@ -34,6 +35,22 @@ export async function detectResource(attributes: Record<string, string>): Promis
     .merge(detected)
     .merge(masked ?? null)
     .merge(resourceFromAttributes(attributes));
+}
+
+/**
+ * {@link detectResource} for a process that reads its resource from the environment as
+ * `tooltrace view` and the demo do: `OTEL_RESOURCE_ATTRIBUTES`, with `service.name` from
+ * `OTEL_SERVICE_NAME`, else `serviceName`. A malformed `OTEL_RESOURCE_ATTRIBUTES` throws a
+ * `ConfigurationError` naming it.
+ */
+export function detectResourceFromEnv(
+  env: NodeJS.ProcessEnv,
+  serviceName: string,
+): Promise<Resource> {
+  return detectResource({
+    ...parseKeyValueList(env.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES'),
+    'service.name': env.OTEL_SERVICE_NAME ?? serviceName,
+  });
 }
 
 /**

@@ -5,7 +5,8 @@
 export { EventPipeline } from './event-pipeline.js';
 export type { EventPipelineOptions, LineSource } from './event-pipeline.js';
 export type { IntakeOutcome } from './intake-outcome.js';
-export { detectResource } from './detect-resource.js';
+export { detectResource, detectResourceFromEnv } from './detect-resource.js';
+export { printable } from './printable.js';
 export { withoutUrlCredentials } from './url-credentials.js';
 export { traceSidecarBus } from './sidecar-tracing.js';
 export type { SidecarTracingOptions } from './sidecar-tracing.js';

@@ -3,7 +3,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { ConsoleSpanExporter, ReliableSpanProcessor } from '../../../src/sidecar/export/index.js';
-import { printable } from '../../../src/sidecar/printable.js';
+import { printable } from '../../../src/sidecar/pipeline/printable.js';
 
 /** A stream that keeps what is written; `closed` makes every write fail, as a closed pipe does. */
 function collector(closed = false): Writable & { text: string } {

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { printable } from '../../src/sidecar/printable.js';
-import { eventIdFor, eventLine } from './journal-lines.js';
-import { killSidecars, startSidecar } from './sidecar-process.js';
+import { printable } from '../../../src/sidecar/pipeline/printable.js';
+import { eventIdFor, eventLine } from '../journal-lines.js';
+import { killSidecars, startSidecar } from '../sidecar-process.js';
 
 describe('printable()', () => {
   it('escapes control characters, separators and bidirectional overrides', () => {
