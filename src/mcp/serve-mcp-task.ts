@@ -63,6 +63,14 @@ export function registerTaskTool(
         '{ tools: { call: {} } } } }, taskStore: new InMemoryTaskStore() }',
     );
   }
+  if (hasNoTaskStore(server)) {
+    // The SDK would answer every task-augmented call with -32602 "Invalid task creation result".
+    throw new TypeError(
+      `tool "${served.tool.name}" has execution.taskSupport, and the McpServer has no taskStore: ` +
+        "create it with { taskStore: new InMemoryTaskStore() } (from '@modelcontextprotocol/sdk/" +
+        "experimental/tasks') beside its tasks capability",
+    );
+  }
   const createTask = async (input: Record<string, unknown>, extra: TaskExtra) => {
     const task = await extra.taskStore.createTask({
       ttl: options.ttl,
@@ -86,6 +94,16 @@ export function registerTaskTool(
     { ...config, execution: served.execution },
     handler,
   );
+}
+
+/**
+ * Whether the server was created without a `taskStore`. The 1.x SDK keeps it in a private field
+ * that its constructor always sets; a line that keeps it elsewhere is not judged (the check is
+ * skipped rather than refusing a server that has one).
+ */
+function hasNoTaskStore(server: McpToolServer): boolean {
+  const protocol = server.server as unknown as Record<string, unknown>;
+  return '_taskStore' in protocol && protocol._taskStore === undefined;
 }
 
 /** Runs the task's call in the background, keeping the store up to date. */

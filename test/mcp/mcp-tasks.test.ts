@@ -183,6 +183,16 @@ describe('serveMcpTools() with execution', () => {
       serveMcpTools(server, [{ tool: researchTool({}), execution: { taskSupport: 'required' } }]),
     ).toThrow('has no tasks capability for tools/call');
   });
+
+  it('refuses a task tool on an McpServer with the tasks capability and no taskStore, naming it', () => {
+    const server = new McpServer(
+      { name: 'storeless', version: '1.0.0' },
+      { capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } },
+    );
+    expect(() =>
+      serveMcpTools(server, [{ tool: researchTool({}), execution: { taskSupport: 'optional' } }]),
+    ).toThrow('has no taskStore: create it with { taskStore: new InMemoryTaskStore() }');
+  });
 });
 
 describe('an MCP task that asks for input, and one that runs long', () => {
