@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { context, diag, propagation, type MeterProvider } from '@opentelemetry/api';
 import type { ToolAttributeValue } from '../events/index.js';
 import { ChannelFullError } from '../errors/index.js';
@@ -21,8 +20,8 @@ import {
   type McpClient,
   type McpProgress,
 } from './mcp-client.js';
+import { awaitHandshake } from './await-handshake.js';
 import { failCall, settleCall } from './mcp-call-outcome.js';
-import { McpNotConnectedError } from './mcp-not-connected-error.js';
 import { McpOperationMetrics } from './mcp-operation-metrics.js';
 import { MeteredChannel } from './metered-channel.js';
 import type { McpToolDefinition } from './mcp-tool-definition.js';
@@ -70,7 +69,8 @@ export interface McpToolsOptions {
    */
   taskPollInterval?: number;
   /**
-   * How long `mcpTools` waits for a client whose `connect()` is still running.
+   * How long `mcpTools` waits for a client whose `connect()` is still running; a `connect()`
+   * that fails meanwhile (its transport closes or reports an error) is refused at once.
    * @default 10000
    */
   connectTimeout?: number;
@@ -95,14 +95,13 @@ export interface McpChannelTool extends ChannelTool {
 
 /** How many progress notifications a call holds for bridge before dropping further ones. */
 const CHANNEL_CAPACITY = 64;
-/** How often `mcpTools` looks whether a connecting client finished its handshake. */
-const HANDSHAKE_POLL_MS = 5;
 
 /**
  * The tools `client` lists (every page of `tools/list`), each as a {@link ChannelTool} named as
  * the server names it. `client` is a `Client` of either SDK line (`@modelcontextprotocol/sdk`
  * 1.x, `@modelcontextprotocol/client` 2.x), connected — or connecting: the listing waits for the
- * handshake; a client never connected is refused with {@link McpNotConnectedError}. A call
+ * handshake (a failed `connect()` is refused at once); a client never connected is refused with
+ * {@link McpNotConnectedError}. A call
  * sends `tools/call` with a progress token: each progress notification becomes a `progress`
  * event (the fraction `progress/total` when `total` is known, else unknown; its `message` as the
  * payload); the result's `content` (and `structuredContent`) the `complete` payload; `isError`
@@ -129,7 +128,7 @@ export async function mcpTools(
   ) {
     throw new TypeError('client must be an MCP Client (@modelcontextprotocol/sdk or /client)');
   }
-  await handshakeOf(client, options.connectTimeout ?? 10_000);
+  await awaitHandshake(client, options.connectTimeout ?? 10_000);
   const maxPages = options.maxPages ?? 100;
   const taskCapable = hasToolTasks(client.getServerCapabilities());
   const metrics = new McpOperationMetrics('client', options.meterProvider);
@@ -147,29 +146,6 @@ export async function mcpTools(
     seen.add(cursor);
   }
   return tools;
-}
-
-/** Resolves once `client` finished its initialize handshake; rejects if it never started one. */
-async function handshakeOf(client: McpClient, timeout: number): Promise<void> {
-  if (client.getServerCapabilities() !== undefined) return;
-  if (client.transport === undefined) {
-    throw new McpNotConnectedError(
-      'not-connected',
-      'the MCP client is not connected: await client.connect(transport) before mcpTools(client)',
-    );
-  }
-  // connect() was called and not awaited: its handshake is on the way.
-  const deadline = Date.now() + timeout;
-  while (client.getServerCapabilities() === undefined) {
-    if (client.transport === undefined || Date.now() >= deadline) {
-      throw new McpNotConnectedError(
-        'handshake-timeout',
-        `the MCP client did not finish its initialize handshake within ${timeout} ms: ` +
-          'await client.connect(transport) before mcpTools(client)',
-      );
-    }
-    await sleep(HANDSHAKE_POLL_MS, undefined, { ref: false });
-  }
 }
 
 function hasToolTasks(capabilities: object | undefined): boolean {
