@@ -31,7 +31,8 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
  * `tasks/result`. Each new status or status message is a progress event on `channel` (the
  * payload `{ status, statusMessage }`), the task id and last status span attributes however the
  * call ends. `input_required` fetches `tasks/result` at once, which delivers the server's
- * requests (elicitation, sampling) and waits for the end. Aborting `signal` sends `tasks/cancel`.
+ * requests (elicitation, sampling) and waits for the end. Aborting `signal` sends `tasks/cancel`,
+ * also when it comes while the task is being created (once the server names it).
  */
 export async function runTaskCall(
   api: McpTaskApi & { client: LegacyRequester },
@@ -48,20 +49,22 @@ export async function runTaskCall(
   // The call's signal is watched here, stage by stage, rather than left on the SDK's requests.
   const requestOptions: McpCallOptions = { ...callOptions };
   delete requestOptions.signal;
-  const created = (await untilAborted(signal, (stageSignal) =>
-    api.client.request({ method: 'tools/call', params }, CreateTaskResultSchema, {
-      ...requestOptions,
-      signal: stageSignal,
-      task: options.ttl === undefined ? {} : { ttl: options.ttl },
-    }),
-  )) as { task: McpTask };
-  let task = created.task;
-  const taskId = task.taskId;
-  channel.annotate({ [ATTR_MCP_TASK_ID]: taskId });
-  const cancelOnAbort = (): void => {
+  const cancel = (taskId: string): void => {
     // The server's task ends `cancelled`; a server that already finished it refuses, which is fine.
     api.cancelTask(taskId).catch(() => {});
   };
+  signal.throwIfAborted();
+  // The creating request is not cancelled with the call: a notifications/cancelled would leave the
+  // server's task running, and the SDK would drop the response that names it.
+  const creating = api.client.request({ method: 'tools/call', params }, CreateTaskResultSchema, {
+    ...requestOptions,
+    task: options.ttl === undefined ? {} : { ttl: options.ttl },
+  }) as Promise<{ task: McpTask }>;
+  const created = await createdUnlessAborted(signal, creating, cancel);
+  let task = created.task;
+  const taskId = task.taskId;
+  channel.annotate({ [ATTR_MCP_TASK_ID]: taskId });
+  const cancelOnAbort = (): void => cancel(taskId);
   signal.addEventListener('abort', cancelOnAbort, { once: true });
   try {
     const seen = new StatusTrail(channel);
@@ -104,6 +107,35 @@ export async function runTaskCall(
     await settleCall(channel, toolName, result);
   } finally {
     signal.removeEventListener('abort', cancelOnAbort);
+  }
+}
+
+/**
+ * Waits for the task's creation. An abort meanwhile ends the wait at once (the call ends
+ * cancelled) and leaves the request running: once its answer names the task, the task is
+ * cancelled with `tasks/cancel`.
+ */
+async function createdUnlessAborted(
+  signal: AbortSignal,
+  creating: Promise<{ task: McpTask }>,
+  cancel: (taskId: string) => void,
+): Promise<{ task: McpTask }> {
+  let stopWaiting = (): void => {};
+  const aborted = new Promise<never>((_, reject) => {
+    stopWaiting = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', stopWaiting, { once: true });
+  });
+  try {
+    return await Promise.race([creating, aborted]);
+  } catch (error) {
+    if (signal.aborted)
+      creating.then(
+        ({ task }) => cancel(task.taskId),
+        () => {},
+      );
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', stopWaiting);
   }
 }
 

@@ -176,6 +176,71 @@ describe('MCP tasks (2025-11-25), served by serveMcpTools and called through mcp
   });
 });
 
+describe('a task call cancelled while its task is being created', () => {
+  it("cancels the server's task once its creation answers (tasks/cancel), and the span ends cancelled", async () => {
+    harness = await startTracingHarness({ register: true });
+    let created: (taskId: string) => void = () => {};
+    const taskCreated = new Promise<string>((resolve) => (created = resolve));
+    let allowCreation = (): void => {};
+    const creationAllowed = new Promise<void>((resolve) => (allowCreation = resolve));
+    let finishWork = (): void => {};
+    const workDone = new Promise<void>((resolve) => (finishWork = resolve));
+    const server = new McpServer(
+      { name: 'slow-start', version: '1.0.0' },
+      {
+        capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+        taskStore: (taskStore = new InMemoryTaskStore()),
+      },
+    );
+    const outcome: { stored?: string } = {};
+    server.experimental.tasks.registerToolTask(
+      'build',
+      { execution: { taskSupport: 'required' } },
+      {
+        createTask: async (extra) => {
+          await creationAllowed; // the client gives up before this answers
+          const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 20 });
+          created(task.taskId);
+          void workDone.then(() =>
+            extra.taskStore.storeTaskResult(task.taskId, 'completed', { content: [] }).then(
+              () => (outcome.stored = 'completed'),
+              () => (outcome.stored = 'refused'),
+            ),
+          );
+          return { task };
+        },
+        getTask: (extra) => extra.taskStore.getTask(extra.taskId),
+        getTaskResult: async (extra) =>
+          (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+      },
+    );
+    const sent: string[] = [];
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    const send = clientTransport.send.bind(clientTransport);
+    clientTransport.send = (message, options) => {
+      if ('method' in message) sent.push(message.method);
+      return send(message, options);
+    };
+    client = new Client({ name: 'agent', version: '1.0.0' });
+    await Promise.all([server.connect(serverTransport), client.connect(clientTransport)]);
+    const plugins = attachTools(harness.bus, await mcpTools(client));
+    harness.bus.emit(TOOL_INVOKE, { id: 'tc_1', name: 'build', arguments: {} });
+    while (!sent.includes('tools/call')) await sleep(5);
+
+    await Promise.all(plugins.map((plugin) => plugin.shutdown()));
+    allowCreation();
+    const taskId = await taskCreated;
+    while (!sent.includes('tasks/cancel')) await sleep(5);
+    finishWork();
+
+    expect((await client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
+    while (outcome.stored === undefined) await sleep(5);
+    expect(outcome.stored).toBe('refused');
+    const span = await harness.span('execute_tool build');
+    expect(span.attributes).toMatchObject({ 'tooltrace.tool.cancelled': true });
+  });
+});
+
 describe('serveMcpTools() with execution', () => {
   it('refuses a task tool on an McpServer without the tasks capability, saying how to create one', () => {
     const server = new McpServer({ name: 'plain', version: '1.0.0' });
