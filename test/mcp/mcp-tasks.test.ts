@@ -176,6 +176,73 @@ describe('MCP tasks (2025-11-25), served by serveMcpTools and called through mcp
   });
 });
 
+describe('a tool served with execution.taskSupport optional', () => {
+  /** `research` served as an optional task tool; `mcpTools` with `options`. */
+  async function connectOptional(): Promise<Client> {
+    const server = new McpServer(
+      { name: 'research', version: '1.0.0' },
+      {
+        capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+        taskStore: (taskStore = new InMemoryTaskStore()),
+      },
+    );
+    serveMcpTools(
+      server,
+      [
+        {
+          tool: researchTool({}),
+          inputSchema: { topic: z.string() },
+          execution: { taskSupport: 'optional' },
+        },
+      ],
+      { taskPollInterval: 20 },
+    );
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    const connected = new Client({ name: 'agent', version: '1.0.0' });
+    await Promise.all([server.connect(serverTransport), connected.connect(clientTransport)]);
+    return connected;
+  }
+
+  it('sends its progress to a plain tools/call, as the same tool without execution does', async () => {
+    client = await connectOptional();
+    const notes: string[] = [];
+
+    const result = await client.callTool(
+      { name: 'research', arguments: { topic: 'otters' } },
+      undefined,
+      {
+        onprogress: (note) => void notes.push(String(note.message)),
+      },
+    );
+
+    expect(result.structuredContent).toEqual({ report: 'all about otters' });
+    expect(notes).toEqual(['gathering', 'analyzing', 'writing']);
+  });
+
+  it("is called as a task by mcpTools(client, { tasks: 'optional' }): the task's statuses on its span", async () => {
+    harness = await startTracingHarness({ register: true });
+    client = await connectOptional();
+    const tools = await mcpTools(client, { tasks: 'optional' });
+    expect(tools.map((tool) => tool.runsAsTask)).toEqual([true]);
+    attachTools(harness.bus, tools);
+
+    const result = await callTool(harness.bus, {
+      id: 'tc_1',
+      name: 'research',
+      arguments: { topic: 'otters' },
+    });
+
+    expect(JSON.parse(result.output)).toMatchObject({
+      structuredContent: { report: 'all about otters' },
+    });
+    const span = await harness.span('execute_tool research');
+    expect(span.attributes).toMatchObject({
+      'tooltrace.mcp.task.id': expect.any(String) as string,
+      'tooltrace.mcp.task.status': 'completed',
+    });
+  });
+});
+
 describe('a task call cancelled while its task is being created', () => {
   it("cancels the server's task once its creation answers (tasks/cancel), and the span ends cancelled", async () => {
     harness = await startTracingHarness({ register: true });
