@@ -29,8 +29,8 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
  * One tool call run as an MCP task (2025-11-25, the 1.x SDK's `experimental.tasks`): a
  * task-augmented `tools/call`, then `tasks/get` every `pollInterval` the server asks for, then
  * `tasks/result`. Each new status or status message is a progress event on `channel` (the
- * payload `{ status, statusMessage }`), the task id and last status span attributes however the
- * call ends. `input_required` fetches `tasks/result` at once, which delivers the server's
+ * payload `{ status, statusMessage }`, the status also as the event's `tooltrace.mcp.task.status`),
+ * the task id and last status span attributes however the call ends. `input_required` fetches `tasks/result` at once, which delivers the server's
  * requests (elicitation, sampling) and waits for the end. Aborting `signal` sends `tasks/cancel`,
  * also when it comes while the task is being created (once the server names it).
  */
@@ -158,7 +158,11 @@ async function untilAborted<T>(
   }
 }
 
-/** The task's statuses as the call saw them: each new one a progress event and the span's. */
+/**
+ * The task's statuses as the call saw them: each new status or status message a progress event
+ * carrying the status as `tooltrace.mcp.task.status` (the message is content: it is in the
+ * payload, recorded under the capture rules), and the span's.
+ */
 class StatusTrail {
   readonly #channel: ToolChannel;
   #last = '';
@@ -174,11 +178,14 @@ class StatusTrail {
     const annotations: Record<string, string | boolean> = { [ATTR_MCP_TASK_STATUS]: task.status };
     if (task.status === 'input_required') annotations[ATTR_MCP_TASK_INPUT_REQUIRED] = true;
     this.#channel.annotate(annotations);
-    if (TERMINAL.has(task.status) && task.statusMessage === undefined) return;
+    // Every status is an event, terminal ones included: the status is on each event whatever the
+    // content capture, and the last event's is the span's (event attributes win over annotations).
     const payload: { status: string; statusMessage?: string } = { status: task.status };
     if (task.statusMessage !== undefined) payload.statusMessage = task.statusMessage;
     try {
-      void this.#channel.progress(-1, payload);
+      void this.#channel.progress(-1, payload, {
+        attributes: { [ATTR_MCP_TASK_STATUS]: task.status },
+      });
     } catch {
       // A full channel drops the status event; the status is still on the span.
     }

@@ -134,6 +134,25 @@ describe('MCP tasks (2025-11-25), served by serveMcpTools and called through mcp
     expect(sent.filter((method) => method === 'tools/call')).toHaveLength(1);
   });
 
+  it('shows each status on its event without content capture (tooltrace.mcp.task.status), the message left out', async () => {
+    harness = await startTracingHarness({ register: true });
+    client = await connectTaskServer(new EventBus(), {}, []);
+    attachTools(harness.bus, await mcpTools(client));
+
+    await callTool(harness.bus, { id: 'tc_1', name: 'research', arguments: { topic: 'otters' } });
+
+    const span = await harness.span('execute_tool research');
+    const events = span.events.filter((event) => event.name === 'tool.stream.progress');
+    const statuses = events.map((event) => event.attributes['tooltrace.mcp.task.status']);
+    expect(statuses[0]).toBe('working');
+    expect(statuses.at(-1)).toBe('completed');
+    expect(new Set(statuses)).toEqual(new Set(['working', 'completed']));
+    for (const event of events) {
+      expect(event.attributes['tooltrace.stream.payload']).toBeUndefined();
+    }
+    expect(span.attributes['tooltrace.mcp.task.status']).toBe('completed');
+  });
+
   it('fails the span of a task whose tool failed', async () => {
     harness = await startTracingHarness({ register: true });
     client = await connectTaskServer(new EventBus(), {}, []);

@@ -206,7 +206,7 @@ export class OpenCall extends OpenSpan {
   }
 
   /**
-   * Records one stream event. Returns `false` for a duplicate (a sequence number already seen),
+   * Records one stream event (`attributes`: its own, from its payload). Returns `false` for a duplicate (a sequence number already seen),
    * which changes nothing.
    */
   recordStream(
@@ -215,6 +215,7 @@ export class OpenCall extends OpenSpan {
     sequence: unknown,
     progress: unknown,
     payload: unknown,
+    attributes: unknown,
     now: number,
   ): boolean {
     const seq = typeof sequence === 'number' && Number.isSafeInteger(sequence) ? sequence : 0;
@@ -243,6 +244,7 @@ export class OpenCall extends OpenSpan {
       seq,
       value,
       settings.capture === undefined ? undefined : payload,
+      attributes,
     );
     return true;
   }
@@ -326,6 +328,7 @@ export class OpenCall extends OpenSpan {
       value,
       payload,
       this.#settings.capture,
+      mark.attributes,
     );
     const name = kind === PARTIAL ? TOOL_STREAM_PARTIAL : TOOL_STREAM_PROGRESS;
     this.span.addEvent(name, attributes, this.hrTime(mark.timeUnixNano));

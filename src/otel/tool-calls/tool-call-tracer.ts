@@ -265,6 +265,7 @@ export class ToolCallTracer {
       payload?.sequence,
       payload?.progress,
       payload?.payload,
+      payload?.attributes,
       this.#core.sweep.now,
     );
     if (!recorded) {
@@ -275,7 +276,15 @@ export class ToolCallTracer {
     const records = this.#logRecords;
     if (records === undefined) return;
     const time = event.timeUnixNano;
-    records.emit(call, kind, time, payload?.sequence, payload?.progress, payload?.payload);
+    records.emit(
+      call,
+      kind,
+      time,
+      payload?.sequence,
+      payload?.progress,
+      payload?.payload,
+      payload?.attributes,
+    );
   }
 
   /** Ends `call` with its `tool.result` `event`. */
