@@ -14,6 +14,7 @@ import { OpenSpan } from '../open-span.js';
 import { AttributeCollector, type AttributeTarget } from '../attribute-target.js';
 import type { ContentCapture } from '../content-capture.js';
 import { byTime, millisecondsBetween } from '../hr-time.js';
+import { McpOperation } from './mcp-operation.js';
 import { payloadBytes } from './payload-bytes.js';
 import { streamEventAttributes } from './stream-event-attributes.js';
 import { PARTIAL, StreamSampler, type StreamKind, type StreamMark } from './stream-sampler.js';
@@ -120,6 +121,8 @@ export class OpenCall extends OpenSpan {
   #streamBackwards = false;
   /** The latest partial's payload, kept only with content capture, for in-flight snapshots. */
   #lastPartialPayload: unknown;
+  /** The MCP operation the call is, when an MCP adapter marked it. */
+  #mcp: McpOperation | undefined;
   readonly #settings: StreamSettings;
 
   constructor(span: Span, init: OpenCallInit, now: number, settings: StreamSettings) {
@@ -184,6 +187,16 @@ export class OpenCall extends OpenSpan {
     if (invokeId === '' || this.#invokeId !== '') return false;
     this.#invokeId = invokeId;
     return true;
+  }
+
+  /** The MCP operation the call is (a `tools/call` sent or served), when it is one. */
+  get mcp(): McpOperation | undefined {
+    return this.#mcp;
+  }
+
+  /** Takes in the span attributes of the call's invoke (`server`) or result (`client`). */
+  noteMcp(attributes: unknown, side: 'client' | 'server'): void {
+    this.#mcp = McpOperation.note(this.#mcp, attributes, side);
   }
 
   /**
