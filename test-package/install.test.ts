@@ -53,15 +53,22 @@ const ADAPTER_SETUP = [
  * `mcpTools`, over the line's in-memory transport, that prints the result and the progress the
  * caller's bus saw. Type-checked without skipLibCheck, then run.
  */
+const SDK_1_IMPORTS = [
+  "import { Client } from '@modelcontextprotocol/sdk/client/index.js';",
+  "import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';",
+  "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
+];
 const MCP_LINES = {
   '1.x': {
     packages: ['@modelcontextprotocol/sdk@1'],
     absent: ['@modelcontextprotocol/server', '@modelcontextprotocol/client'],
-    imports: [
-      "import { Client } from '@modelcontextprotocol/sdk/client/index.js';",
-      "import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';",
-      "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
-    ],
+    imports: SDK_1_IMPORTS,
+  },
+  // The lower bound of the peer range (>= 1.25): the same program on the oldest 1.x it allows.
+  '1.25': {
+    packages: ['@modelcontextprotocol/sdk@1.25'],
+    absent: ['@modelcontextprotocol/server', '@modelcontextprotocol/client'],
+    imports: SDK_1_IMPORTS,
   },
   '2.x': {
     packages: ['@modelcontextprotocol/server@2', '@modelcontextprotocol/client@2'],
@@ -116,13 +123,14 @@ let adaptersAi6: string;
 let adaptersAi7: string;
 let withoutPeer: string;
 let mcp1x: string;
+let mcp125: string;
 let mcp2x: string;
 let receiver: OtlpReceiver;
 
 beforeAll(async () => {
   tarball = packTarball();
   node24 = nodeBinary(24);
-  [alone, withSdk2, withNewestSdk, adaptersAi6, adaptersAi7, withoutPeer, mcp1x, mcp2x] =
+  [alone, withSdk2, withNewestSdk, adaptersAi6, adaptersAi7, withoutPeer, mcp1x, mcp125, mcp2x] =
     await Promise.all([
       scratchProject('alone', [tarball, '@opentelemetry/api']),
       scratchProject('sdk-2', [tarball, '@opentelemetry/api', ...SDK_2]),
@@ -134,6 +142,12 @@ beforeAll(async () => {
         tarball,
         '@opentelemetry/api',
         ...MCP_LINES['1.x'].packages,
+        'zod',
+      ]),
+      scratchProject('mcp-1.25', [
+        tarball,
+        '@opentelemetry/api',
+        ...MCP_LINES['1.25'].packages,
         'zod',
       ]),
       scratchProject('mcp-2x', [
@@ -182,6 +196,7 @@ afterAll(async () => {
     adaptersAi7,
     withoutPeer,
     mcp1x,
+    mcp125,
     mcp2x,
   ]) {
     if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
@@ -472,12 +487,18 @@ describe('ai 7 with its own OpenTelemetry integration (@ai-sdk/otel) on Node 24'
 
 describe.each([
   ['1.x', () => mcp1x],
+  ['1.25', () => mcp125],
   ['2.x', () => mcp2x],
 ] as const)('tooltrace/mcp with the MCP SDK %s line alone', (line, folder) => {
   it('installs that line and not the other', () => {
-    const names = new Set(installedPackages(folder()).map((entry) => entry.name));
-    for (const name of MCP_LINES[line].packages) expect(names).toContain(name.replace(/@\d+$/, ''));
-    for (const name of MCP_LINES[line].absent) expect(names).not.toContain(name);
+    const installed = new Map(
+      installedPackages(folder()).map((entry) => [entry.name, entry.version]),
+    );
+    for (const spec of MCP_LINES[line].packages) {
+      const [, name, version] = /^(.+)@([\d.]+)$/.exec(spec)!;
+      expect(installed.get(name!)).toMatch(new RegExp(`^${version!.replace('.', '\\.')}\\.`));
+    }
+    for (const name of MCP_LINES[line].absent) expect(installed.has(name)).toBe(false);
   });
 
   it('type-checks a program serving and calling a tool, without skipLibCheck', () => {

@@ -60,6 +60,11 @@ export interface ToolStreamBase {
   /** Monotonic per call, from 1. */
   sequence: number;
   payload: unknown;
+  /**
+   * Attributes of this event (the tool event's `attributes`): the tracer puts them on the
+   * event's span event (and log record) as well as on the call's span. Absent when it has none.
+   */
+  attributes?: ToolAttributes;
 }
 
 /** Payload of `tool.stream.progress`. */

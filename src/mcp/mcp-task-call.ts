@@ -29,9 +29,10 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
  * One tool call run as an MCP task (2025-11-25, the 1.x SDK's `experimental.tasks`): a
  * task-augmented `tools/call`, then `tasks/get` every `pollInterval` the server asks for, then
  * `tasks/result`. Each new status or status message is a progress event on `channel` (the
- * payload `{ status, statusMessage }`), the task id and last status span attributes however the
- * call ends. `input_required` fetches `tasks/result` at once, which delivers the server's
- * requests (elicitation, sampling) and waits for the end. Aborting `signal` sends `tasks/cancel`.
+ * payload `{ status, statusMessage }`, the status also as the event's `tooltrace.mcp.task.status`),
+ * the task id and last status span attributes however the call ends. `input_required` fetches `tasks/result` at once, which delivers the server's
+ * requests (elicitation, sampling) and waits for the end. Aborting `signal` sends `tasks/cancel`,
+ * also when it comes while the task is being created (once the server names it).
  */
 export async function runTaskCall(
   api: McpTaskApi & { client: LegacyRequester },
@@ -48,20 +49,22 @@ export async function runTaskCall(
   // The call's signal is watched here, stage by stage, rather than left on the SDK's requests.
   const requestOptions: McpCallOptions = { ...callOptions };
   delete requestOptions.signal;
-  const created = (await untilAborted(signal, (stageSignal) =>
-    api.client.request({ method: 'tools/call', params }, CreateTaskResultSchema, {
-      ...requestOptions,
-      signal: stageSignal,
-      task: options.ttl === undefined ? {} : { ttl: options.ttl },
-    }),
-  )) as { task: McpTask };
-  let task = created.task;
-  const taskId = task.taskId;
-  channel.annotate({ [ATTR_MCP_TASK_ID]: taskId });
-  const cancelOnAbort = (): void => {
+  const cancel = (taskId: string): void => {
     // The server's task ends `cancelled`; a server that already finished it refuses, which is fine.
     api.cancelTask(taskId).catch(() => {});
   };
+  signal.throwIfAborted();
+  // The creating request is not cancelled with the call: a notifications/cancelled would leave the
+  // server's task running, and the SDK would drop the response that names it.
+  const creating = api.client.request({ method: 'tools/call', params }, CreateTaskResultSchema, {
+    ...requestOptions,
+    task: options.ttl === undefined ? {} : { ttl: options.ttl },
+  }) as Promise<{ task: McpTask }>;
+  const created = await createdUnlessAborted(signal, creating, cancel);
+  let task = created.task;
+  const taskId = task.taskId;
+  channel.annotate({ [ATTR_MCP_TASK_ID]: taskId });
+  const cancelOnAbort = (): void => cancel(taskId);
   signal.addEventListener('abort', cancelOnAbort, { once: true });
   try {
     const seen = new StatusTrail(channel);
@@ -108,6 +111,35 @@ export async function runTaskCall(
 }
 
 /**
+ * Waits for the task's creation. An abort meanwhile ends the wait at once (the call ends
+ * cancelled) and leaves the request running: once its answer names the task, the task is
+ * cancelled with `tasks/cancel`.
+ */
+async function createdUnlessAborted(
+  signal: AbortSignal,
+  creating: Promise<{ task: McpTask }>,
+  cancel: (taskId: string) => void,
+): Promise<{ task: McpTask }> {
+  let stopWaiting = (): void => {};
+  const aborted = new Promise<never>((_, reject) => {
+    stopWaiting = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', stopWaiting, { once: true });
+  });
+  try {
+    return await Promise.race([creating, aborted]);
+  } catch (error) {
+    if (signal.aborted)
+      creating.then(
+        ({ task }) => cancel(task.taskId),
+        () => {},
+      );
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', stopWaiting);
+  }
+}
+
+/**
  * Runs one request with a signal of its own that aborts with `signal`, so a request that
  * finished keeps no listener on the call's signal (the 1.x SDK never removes its own).
  */
@@ -126,7 +158,11 @@ async function untilAborted<T>(
   }
 }
 
-/** The task's statuses as the call saw them: each new one a progress event and the span's. */
+/**
+ * The task's statuses as the call saw them: each new status or status message a progress event
+ * carrying the status as `tooltrace.mcp.task.status` (the message is content: it is in the
+ * payload, recorded under the capture rules), and the span's.
+ */
 class StatusTrail {
   readonly #channel: ToolChannel;
   #last = '';
@@ -142,11 +178,14 @@ class StatusTrail {
     const annotations: Record<string, string | boolean> = { [ATTR_MCP_TASK_STATUS]: task.status };
     if (task.status === 'input_required') annotations[ATTR_MCP_TASK_INPUT_REQUIRED] = true;
     this.#channel.annotate(annotations);
-    if (TERMINAL.has(task.status) && task.statusMessage === undefined) return;
+    // Every status is an event, terminal ones included: the status is on each event whatever the
+    // content capture, and the last event's is the span's (event attributes win over annotations).
     const payload: { status: string; statusMessage?: string } = { status: task.status };
     if (task.statusMessage !== undefined) payload.statusMessage = task.statusMessage;
     try {
-      void this.#channel.progress(-1, payload);
+      void this.#channel.progress(-1, payload, {
+        attributes: { [ATTR_MCP_TASK_STATUS]: task.status },
+      });
     } catch {
       // A full channel drops the status event; the status is still on the span.
     }

@@ -1,9 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { context, diag, propagation, type MeterProvider } from '@opentelemetry/api';
+import { context, diag, propagation } from '@opentelemetry/api';
 import type { ToolAttributeValue } from '../events/index.js';
 import { ChannelFullError } from '../errors/index.js';
 import type { ChannelTool } from '../streamtool/index.js';
-import type { ToolChannel } from '../streamtool/index.js';
+import { ToolChannel } from '../streamtool/index.js';
 import {
   ATTR_GEN_AI_TOOL_DESCRIPTION,
   ATTR_JSONRPC_REQUEST_ID,
@@ -21,10 +20,9 @@ import {
   type McpClient,
   type McpProgress,
 } from './mcp-client.js';
+import { awaitHandshake } from './await-handshake.js';
 import { failCall, settleCall } from './mcp-call-outcome.js';
-import { McpNotConnectedError } from './mcp-not-connected-error.js';
-import { McpOperationMetrics } from './mcp-operation-metrics.js';
-import { MeteredChannel } from './metered-channel.js';
+import { refuseMeterProvider } from './refuse-meter-provider.js';
 import type { McpToolDefinition } from './mcp-tool-definition.js';
 import { runTaskCall } from './mcp-task-call.js';
 import { networkTransportOf } from './network-transport.js';
@@ -70,19 +68,11 @@ export interface McpToolsOptions {
    */
   taskPollInterval?: number;
   /**
-   * How long `mcpTools` waits for a client whose `connect()` is still running.
+   * How long `mcpTools` waits for a client whose `connect()` is still running; a `connect()`
+   * that fails meanwhile (its transport closes or reports an error) is refused at once.
    * @default 10000
    */
   connectTimeout?: number;
-  /**
-   * Where `mcp.client.operation.duration` is recorded: one value per `tools/call` (a task from
-   * `tools/call` to its result), in seconds, with `mcp.method.name`, `gen_ai.tool.name`,
-   * `network.transport`, `mcp.protocol.version` when known, and `error.type` (with
-   * `rpc.response.status_code` for a JSON-RPC error) when the call failed or was cancelled. With
-   * none registered, nothing is recorded and it costs nothing.
-   * @default the global provider (`metrics.getMeterProvider()`)
-   */
-  meterProvider?: MeterProvider;
 }
 
 /** A tool an MCP server lists, as a {@link ChannelTool}; its definition as the server gave it. */
@@ -95,14 +85,13 @@ export interface McpChannelTool extends ChannelTool {
 
 /** How many progress notifications a call holds for bridge before dropping further ones. */
 const CHANNEL_CAPACITY = 64;
-/** How often `mcpTools` looks whether a connecting client finished its handshake. */
-const HANDSHAKE_POLL_MS = 5;
 
 /**
  * The tools `client` lists (every page of `tools/list`), each as a {@link ChannelTool} named as
  * the server names it. `client` is a `Client` of either SDK line (`@modelcontextprotocol/sdk`
  * 1.x, `@modelcontextprotocol/client` 2.x), connected — or connecting: the listing waits for the
- * handshake; a client never connected is refused with {@link McpNotConnectedError}. A call
+ * handshake (a failed `connect()` is refused at once); a client never connected is refused with
+ * {@link McpNotConnectedError}. A call
  * sends `tools/call` with a progress token: each progress notification becomes a `progress`
  * event (the fraction `progress/total` when `total` is known, else unknown; its `message` as the
  * payload); the result's `content` (and `structuredContent`) the `complete` payload; `isError`
@@ -114,8 +103,8 @@ const HANDSHAKE_POLL_MS = 5;
  * that reads it joins the trace under the call's `execute_tool` span, and the span gets the MCP
  * attributes (`mcp.method.name`, `jsonrpc.request.id` as sent, `network.transport`,
  * `mcp.session.id` and `mcp.protocol.version` when known) and the tool's description, however
- * the call ends. Each call's duration is recorded as `mcp.client.operation.duration` (see
- * {@link McpToolsOptions.meterProvider}).
+ * the call ends. A tracer on the bus (`traceToolCalls`) records each call's duration as
+ * `mcp.client.operation.duration` through its own `meterProvider`, from these attributes.
  */
 export async function mcpTools(
   client: McpClient,
@@ -129,17 +118,17 @@ export async function mcpTools(
   ) {
     throw new TypeError('client must be an MCP Client (@modelcontextprotocol/sdk or /client)');
   }
-  await handshakeOf(client, options.connectTimeout ?? 10_000);
+  refuseMeterProvider('mcpTools', options);
+  await awaitHandshake(client, options.connectTimeout ?? 10_000);
   const maxPages = options.maxPages ?? 100;
   const taskCapable = hasToolTasks(client.getServerCapabilities());
-  const metrics = new McpOperationMetrics('client', options.meterProvider);
   const tools: McpChannelTool[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < maxPages; page += 1) {
     const listed = await client.listTools(cursor === undefined ? undefined : { cursor });
     for (const definition of listed.tools) {
-      tools.push(new McpTool(client, definition, options, taskCapable, metrics));
+      tools.push(new McpTool(client, definition, options, taskCapable));
     }
     cursor = listed.nextCursor;
     // A cursor seen before would list the same pages again.
@@ -147,29 +136,6 @@ export async function mcpTools(
     seen.add(cursor);
   }
   return tools;
-}
-
-/** Resolves once `client` finished its initialize handshake; rejects if it never started one. */
-async function handshakeOf(client: McpClient, timeout: number): Promise<void> {
-  if (client.getServerCapabilities() !== undefined) return;
-  if (client.transport === undefined) {
-    throw new McpNotConnectedError(
-      'not-connected',
-      'the MCP client is not connected: await client.connect(transport) before mcpTools(client)',
-    );
-  }
-  // connect() was called and not awaited: its handshake is on the way.
-  const deadline = Date.now() + timeout;
-  while (client.getServerCapabilities() === undefined) {
-    if (client.transport === undefined || Date.now() >= deadline) {
-      throw new McpNotConnectedError(
-        'handshake-timeout',
-        `the MCP client did not finish its initialize handshake within ${timeout} ms: ` +
-          'await client.connect(transport) before mcpTools(client)',
-      );
-    }
-    await sleep(HANDSHAKE_POLL_MS, undefined, { ref: false });
-  }
 }
 
 function hasToolTasks(capabilities: object | undefined): boolean {
@@ -184,20 +150,17 @@ class McpTool implements McpChannelTool {
   readonly runsAsTask: boolean;
   readonly #client: McpClient;
   readonly #options: McpToolsOptions;
-  readonly #metrics: McpOperationMetrics;
 
   constructor(
     client: McpClient,
     definition: McpToolDefinition,
     options: McpToolsOptions,
     taskCapable: boolean,
-    metrics: McpOperationMetrics,
   ) {
     this.name = definition.name;
     this.definition = definition;
     this.#client = client;
     this.#options = options;
-    this.#metrics = metrics;
     const support = definition.execution?.taskSupport;
     this.runsAsTask =
       taskCapable &&
@@ -205,7 +168,7 @@ class McpTool implements McpChannelTool {
   }
 
   stream(signal: AbortSignal, input: Record<string, unknown>): ToolChannel {
-    const channel = new MeteredChannel(CHANNEL_CAPACITY, this.#metrics.start(this.name), signal);
+    const channel = new ToolChannel({ capacity: CHANNEL_CAPACITY });
     const meta: Record<string, string> = {};
     propagation.inject(context.active(), meta);
     channel.annotate(this.#attributes());

@@ -6,6 +6,8 @@ import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sd
 import { ToolCancelledError } from '../errors/index.js';
 import { toolOutput } from '../streamtool/tool-output.js';
 import type { McpRegisteredTool, McpToolServer } from './mcp-tool-server.js';
+import { ProgressNotifier } from './progress-notifier.js';
+import { servedRequestOf } from './served-request.js';
 import type { McpServedTool, ServedCall, StreamListener } from './served-tool.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -63,12 +65,20 @@ export function registerTaskTool(
         '{ tools: { call: {} } } } }, taskStore: new InMemoryTaskStore() }',
     );
   }
+  if (hasNoTaskStore(server)) {
+    // The SDK would answer every task-augmented call with -32602 "Invalid task creation result".
+    throw new TypeError(
+      `tool "${served.tool.name}" has execution.taskSupport, and the McpServer has no taskStore: ` +
+        "create it with { taskStore: new InMemoryTaskStore() } (from '@modelcontextprotocol/sdk/" +
+        "experimental/tasks') beside its tasks capability",
+    );
+  }
   const createTask = async (input: Record<string, unknown>, extra: TaskExtra) => {
     const task = await extra.taskStore.createTask({
       ttl: options.ttl,
       pollInterval: options.pollInterval,
     });
-    runTask(task.taskId, input, extra, start);
+    runTask(task.taskId, input, extra, start, (extra as MarkedExtra)[PLAIN_CALL] === true);
     return { task };
   };
   const handler = {
@@ -81,11 +91,50 @@ export function registerTaskTool(
     getTaskResult: (_input: unknown, extra: TaskExtra & { taskId: string }) =>
       extra.taskStore.getTaskResult(extra.taskId),
   };
-  return tasks.registerToolTask(
+  const registered = tasks.registerToolTask(
     served.tool.name,
     { ...config, execution: served.execution },
     handler,
   );
+  markPlainCalls(server);
+  return registered;
+}
+
+/** Set on a handler context whose `tools/call` was not task-augmented. */
+const PLAIN_CALL = Symbol('tooltrace.mcp.plainCall');
+type MarkedExtra = TaskExtra & { [PLAIN_CALL]?: boolean };
+type RequestHandler = (request: { params?: { task?: unknown } }, extra: object) => unknown;
+const marked = new WeakSet<object>();
+
+/**
+ * Marks the handler context of each plain `tools/call` the server receives. The 1.x SDK runs a
+ * plain call of an `optional` task tool through the tool's `createTask` and polls the task to
+ * answer it, with nothing in the context to tell it from a task-augmented call; only a plain call
+ * should send its stream as `notifications/progress` (a task's goes into its status messages).
+ * The SDK keeps its handlers in a private map: a line that keeps them elsewhere is left unmarked,
+ * and its plain calls of task tools get no progress (as before).
+ */
+function markPlainCalls(server: McpToolServer): void {
+  const protocol = server.server as unknown as { _requestHandlers?: unknown };
+  const handlers = protocol._requestHandlers;
+  if (!(handlers instanceof Map) || marked.has(protocol)) return;
+  const handle = handlers.get('tools/call') as RequestHandler | undefined;
+  if (typeof handle !== 'function') return;
+  marked.add(protocol);
+  handlers.set('tools/call', (request: { params?: { task?: unknown } }, extra: object) => {
+    if (request?.params?.task === undefined) (extra as MarkedExtra)[PLAIN_CALL] = true;
+    return handle(request, extra);
+  });
+}
+
+/**
+ * Whether the server was created without a `taskStore`. The 1.x SDK keeps it in a private field
+ * that its constructor always sets; a line that keeps it elsewhere is not judged (the check is
+ * skipped rather than refusing a server that has one).
+ */
+function hasNoTaskStore(server: McpToolServer): boolean {
+  const protocol = server.server as unknown as Record<string, unknown>;
+  return '_taskStore' in protocol && protocol._taskStore === undefined;
 }
 
 /** Runs the task's call in the background, keeping the store up to date. */
@@ -94,12 +143,15 @@ function runTask(
   input: Record<string, unknown>,
   extra: TaskExtra,
   start: (input: Record<string, unknown>, extra: Extra, signal: AbortSignal) => ServedCall,
+  plainCall: boolean,
 ): void {
   const store = extra.taskStore;
   const controller = new AbortController();
   const call = start(input, extra, controller.signal);
   const status = new TaskStatusListener(store, taskId, controller);
   call.relay.listen(status);
+  // A plain call's client waits on its request, and hears the stream as progress like any call's.
+  if (plainCall) call.relay.listen(new ProgressNotifier(servedRequestOf(extra)));
   const watch = setInterval(() => status.checkCancelled(), CANCEL_CHECK_MS);
   watch.unref();
   void call.result

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { context, propagation, type MeterProvider } from '@opentelemetry/api';
+import { context, propagation } from '@opentelemetry/api';
 import { EventBus } from '../bus/index.js';
 import type { ToolAttributeValue, ToolCall } from '../events/index.js';
 import type { ChannelTool } from '../streamtool/index.js';
@@ -11,10 +11,9 @@ import {
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_SESSION_ID,
   ATTR_NETWORK_TRANSPORT,
-  ERROR_TYPE_TOOL_ERROR,
   METHOD_TOOLS_CALL,
 } from './mcp-attribute-names.js';
-import { McpOperationMetrics } from './mcp-operation-metrics.js';
+import { refuseMeterProvider } from './refuse-meter-provider.js';
 import type { McpCallToolResult, McpRegisteredTool, McpToolServer } from './mcp-tool-server.js';
 import { networkTransportOf } from './network-transport.js';
 import { ProgressNotifier } from './progress-notifier.js';
@@ -50,14 +49,6 @@ export interface ServeMcpToolsOptions {
    * @default 300000
    */
   taskTtl?: number;
-  /**
-   * Where `mcp.server.operation.duration` is recorded: one value per served `tools/call` (a task
-   * from `tools/call` to its result), in seconds, with `mcp.method.name`, `gen_ai.tool.name`,
-   * `network.transport` when known, and `error.type` when the call failed (`tool_error`, or the
-   * tool's own) or was cancelled (`cancelled`). With none registered, nothing is recorded.
-   * @default the global provider (`metrics.getMeterProvider()`)
-   */
-  meterProvider?: MeterProvider;
 }
 
 /**
@@ -70,8 +61,8 @@ export interface ServeMcpToolsOptions {
  * client's `notifications/cancelled` aborts the tool. With a `bus`, the call's `tool.invoke`
  * carries `mcp.method.name`, `jsonrpc.request.id`, `mcp.session.id` and `network.transport` as
  * span attributes, and is emitted inside the context extracted from `params._meta` through the
- * configured propagators. Each call's duration is recorded as `mcp.server.operation.duration`
- * (see {@link ServeMcpToolsOptions.meterProvider}). Returns the registered tools.
+ * configured propagators, so the bus's tracer (`traceToolCalls`) records each call's duration as
+ * `mcp.server.operation.duration` through its own `meterProvider`. Returns the registered tools.
  */
 export function serveMcpTools(
   server: McpToolServer,
@@ -92,7 +83,7 @@ export function serveMcpTools(
   if (!Array.isArray(givenTools)) throw new TypeError('tools must be an array of ChannelTools');
   const bus = options.bus ?? new EventBus();
   const source = options.source ?? 'mcp.server';
-  const metrics = new McpOperationMetrics('server', options.meterProvider);
+  refuseMeterProvider('serveMcpTools', options);
   return tools.map((entry) => {
     const served: McpServedTool = 'tool' in entry ? entry : { tool: entry };
     const tool = served.tool;
@@ -118,7 +109,6 @@ export function serveMcpTools(
             input,
             servedRequestOf(extra),
             networkOf(server, options),
-            metrics,
             signal,
           ),
         { pollInterval: options.taskPollInterval ?? 500, ttl: options.taskTtl ?? 300_000 },
@@ -129,15 +119,7 @@ export function serveMcpTools(
       extra: unknown,
     ): Promise<McpCallToolResult> => {
       const request = servedRequestOf(extra);
-      const call = startCall(
-        bus,
-        source,
-        served,
-        input,
-        request,
-        networkOf(server, options),
-        metrics,
-      );
+      const call = startCall(bus, source, served, input, request, networkOf(server, options));
       call.relay.listen(new ProgressNotifier(request));
       return call.result;
     };
@@ -163,11 +145,9 @@ export function startCall(
   input: Record<string, unknown>,
   request: ServedRequest,
   network: string | undefined,
-  metrics: McpOperationMetrics,
   signal: AbortSignal = request.signal,
 ): ServedCall {
   const name = served.tool.name;
-  const record = metrics.start(name);
   const requestId = String(request.requestId);
   const attributes: Record<string, ToolAttributeValue> = {
     [ATTR_MCP_METHOD_NAME]: METHOD_TOOLS_CALL,
@@ -190,16 +170,9 @@ export function startCall(
         runAsInvokeHandler(bus, call, source, () => bridge(bus, relay, call, { signal, source })),
       );
     } catch (error) {
-      const errorType = signal.aborted ? 'cancelled' : (relay.errorType ?? ERROR_TYPE_TOOL_ERROR);
-      record({ callAttributes: attributes, errorType });
       return { content: [{ type: 'text', text: messageOf(error) }], isError: true };
     }
-    const answer = resultOf(relay.output);
-    record({
-      callAttributes: attributes,
-      errorType: answer.isError === true ? ERROR_TYPE_TOOL_ERROR : undefined,
-    });
-    return answer;
+    return resultOf(relay.output);
   })();
   return { call, relay, result };
 }

@@ -51,8 +51,6 @@ export class StreamRelay implements ChannelTool {
   readonly name: string;
   /** The final payload: `complete`'s, or the last partial's when the stream just ends. */
   output: unknown;
-  /** The `error.type` the tool's `error` event named, if it named one. */
-  errorType: string | undefined;
   readonly #tool: ChannelTool;
   readonly #listeners: StreamListener[] = [];
 
@@ -77,8 +75,6 @@ export class StreamRelay implements ChannelTool {
         for (const listener of this.#listeners) await listener.partial(event.payload);
       } else if (event?.kind === 'complete') {
         this.output = event.payload;
-      } else if (event?.kind === 'error' && typeof event.errorType === 'string') {
-        this.errorType = event.errorType;
       }
       yield event;
     }

@@ -6,6 +6,7 @@ import {
   type UpDownCounter,
 } from '@opentelemetry/api';
 import { VERSION } from '../version.js';
+import type { McpOperation } from './tool-calls/mcp-operation.js';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_AGENT_NAME,
@@ -36,6 +37,11 @@ export const METRIC_STREAM_EVENTS = 'tooltrace.tool.stream.events';
 /** `tooltrace.tool.calls.in_flight`: tool calls started and not yet ended. */
 export const METRIC_CALLS_IN_FLIGHT = 'tooltrace.tool.calls.in_flight';
 
+/** `mcp.client.operation.duration`: an MCP request as its sender saw it, in seconds. */
+export const METRIC_MCP_CLIENT_OPERATION_DURATION = 'mcp.client.operation.duration';
+/** `mcp.server.operation.duration`: an MCP request as its receiver saw it, in seconds. */
+export const METRIC_MCP_SERVER_OPERATION_DURATION = 'mcp.server.operation.duration';
+
 /** `gen_ai.token.type` on `gen_ai.client.token.usage`. */
 const ATTR_TOKEN_TYPE = 'gen_ai.token.type';
 
@@ -47,6 +53,8 @@ const DURATION_BUCKETS = [
 const TOKEN_BUCKETS = [
   1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
 ];
+/** The MCP conventions' bucket boundaries for operation durations, in seconds. */
+const MCP_DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 const STREAM_EVENT_BUCKETS = [0, 1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
 const NANOS_PER_SECOND = 1e9;
 
@@ -80,7 +88,9 @@ export interface ChatMeasurement {
  * (`gen_ai.execute_tool.duration`, `gen_ai.invoke_agent.duration`,
  * `gen_ai.client.operation.duration`, `gen_ai.client.token.usage`) and tooltrace's own for
  * streams (`tooltrace.tool.time_to_first_partial`, `tooltrace.tool.stream.events`,
- * `tooltrace.tool.calls.in_flight`). A call is measured once, when its span ends with its result
+ * `tooltrace.tool.calls.in_flight`), and for a call an MCP adapter marked as a `tools/call` the
+ * MCP conventions' `mcp.client.operation.duration` or `mcp.server.operation.duration`. A call is
+ * measured once, when its span ends with its result
  * or for idleness; one cut short by eviction or shutdown is not (its result, should it come in
  * a later run, counts then). In-flight snapshots, duplicates and late events never reach here.
  * With no meter provider registered, the API's no-op meter records nothing, and the subscriber
@@ -100,6 +110,8 @@ export class AgentMetrics {
   readonly #firstPartial: Histogram;
   readonly #streamEvents: Histogram;
   readonly #inFlight: UpDownCounter;
+  readonly #mcpClientDuration: Histogram;
+  readonly #mcpServerDuration: Histogram;
 
   constructor(provider: MeterProvider) {
     const meter = provider.getMeter('tooltrace', VERSION);
@@ -131,6 +143,20 @@ export class AgentMetrics {
       unit: '{call}',
       description: 'Tool calls started and not yet ended.',
     });
+    const mcpSeconds = (name: string, description: string): Histogram =>
+      meter.createHistogram(name, {
+        unit: 's',
+        description,
+        advice: { explicitBucketBoundaries: MCP_DURATION_BUCKETS },
+      });
+    this.#mcpClientDuration = mcpSeconds(
+      METRIC_MCP_CLIENT_OPERATION_DURATION,
+      'The duration of an MCP request as the client saw it, from sending it to the response.',
+    );
+    this.#mcpServerDuration = mcpSeconds(
+      METRIC_MCP_SERVER_OPERATION_DURATION,
+      'The duration of an MCP request as the server saw it, from receiving it to the answer.',
+    );
   }
 
   /** A call's span started: one more in flight under `toolName`. */
@@ -160,6 +186,23 @@ export class AgentMetrics {
         stream,
       );
     }
+  }
+
+  /**
+   * A call that is an MCP `tools/call` ended (a task: from `tools/call` to its result): its
+   * duration on the side's MCP operation histogram, with the carried MCP attributes.
+   */
+  mcpCallEnded(call: CallMeasurement, operation: McpOperation, reason: EndReason): void {
+    if (!this.recording || !isMeasured(reason)) return;
+    const attributes: Attributes = {
+      [ATTR_GEN_AI_OPERATION_NAME]: EXECUTE_TOOL,
+      [ATTR_GEN_AI_TOOL_NAME]: call.toolName,
+      ...operation.attributes,
+    };
+    if (call.errorType !== '') attributes[ATTR_ERROR_TYPE] = call.errorType;
+    const histogram =
+      operation.side === 'client' ? this.#mcpClientDuration : this.#mcpServerDuration;
+    histogram.record(secondsBetween(call.startUnixNano, call.endUnixNano), attributes);
   }
 
   /** A turn or sub-agent span ended. */

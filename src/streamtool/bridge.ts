@@ -11,6 +11,7 @@ import {
   TOOL_STREAM_PROGRESS,
 } from '../events/index.js';
 import type {
+  ToolAttributes,
   ToolAttributeValue,
   ToolCall,
   ToolResult,
@@ -198,7 +199,7 @@ class BridgeRun {
       );
     }
     this.#previousSequence = sequence;
-    if (event.attributes !== undefined) this.#gather(event.attributes);
+    const attributes = event.attributes === undefined ? undefined : this.#gather(event.attributes);
 
     switch (kind) {
       case 'partial': {
@@ -210,6 +211,7 @@ class BridgeRun {
           sequence,
           payload: event.payload,
         };
+        if (attributes !== undefined) payload.attributes = attributes;
         this.#bus.emit(TOOL_STREAM_PARTIAL, payload, this.#emitOptions);
         return false;
       }
@@ -222,6 +224,7 @@ class BridgeRun {
           progress: progress ?? -1,
           payload: event.payload,
         };
+        if (attributes !== undefined) payload.attributes = attributes;
         this.#bus.emit(TOOL_STREAM_PROGRESS, payload, this.#emitOptions);
         return false;
       }
@@ -242,16 +245,22 @@ class BridgeRun {
     }
   }
 
-  /** Keeps the attributes of one event for the result; a bad one is reported and left out. */
-  #gather(attributes: unknown): void {
+  /**
+   * Keeps the attributes of one event for the result; a bad one is reported and left out.
+   * Returns the good ones (the stream event's own), `undefined` when none is.
+   */
+  #gather(attributes: unknown): ToolAttributes | undefined {
     if (attributes === null || typeof attributes !== 'object' || Array.isArray(attributes)) {
       this.#malformed('attributes', attributes, 'an object', 'attributes left out');
-      return;
+      return undefined;
     }
+    let good: Record<string, ToolAttributeValue> | undefined;
     for (const [key, value] of Object.entries(attributes)) {
       if (isAttributeValue(value)) {
         this.#attributes ??= {};
         this.#attributes[key] = value;
+        good ??= {};
+        good[key] = value;
       } else {
         this.#malformed(
           `attributes.${key}`,
@@ -261,6 +270,7 @@ class BridgeRun {
         );
       }
     }
+    return good;
   }
 
   /** A failure of the tool itself: stream() or the iterator threw. */

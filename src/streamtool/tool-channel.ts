@@ -73,15 +73,22 @@ export class ToolChannel implements AsyncIterable<ToolEvent> {
 
   /**
    * Pushes a `progress` event: `progress` is the fraction done (0..1), or -1 when unknown.
-   * Throws a `RangeError` for any other value.
+   * Throws a `RangeError` for any other value. `details.attributes` go on the event's span event
+   * and on the call's span (see {@link ToolEvent.attributes}).
    */
-  progress(progress: number, payload?: unknown): Promise<void> {
+  progress(
+    progress: number,
+    payload?: unknown,
+    details: Pick<ToolEvent, 'attributes'> = {},
+  ): Promise<void> {
     if (!isProgressFraction(progress)) {
       throw new RangeError(
         `progress must be a number from 0 to 1, or -1 when unknown, got ${String(progress)}`,
       );
     }
-    return this.#push('progress', { kind: 'progress', progress, payload });
+    const event: ToolEvent = { kind: 'progress', progress, payload };
+    if (details.attributes !== undefined) event.attributes = details.attributes;
+    return this.#push('progress', event);
   }
 
   /**
@@ -102,9 +109,14 @@ export class ToolChannel implements AsyncIterable<ToolEvent> {
     return this.#annotations;
   }
 
-  /** Pushes a `partial` event carrying a piece of output. */
-  partial(payload: unknown): Promise<void> {
-    return this.#push('partial', { kind: 'partial', payload });
+  /**
+   * Pushes a `partial` event carrying a piece of output. `details.attributes` go on the event's
+   * span event and on the call's span (see {@link ToolEvent.attributes}).
+   */
+  partial(payload: unknown, details: Pick<ToolEvent, 'attributes'> = {}): Promise<void> {
+    const event: ToolEvent = { kind: 'partial', payload };
+    if (details.attributes !== undefined) event.attributes = details.attributes;
+    return this.#push('partial', event);
   }
 
   /**

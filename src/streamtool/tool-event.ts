@@ -30,8 +30,11 @@ export interface ToolEvent {
   /**
    * Span attributes the call adds, on any event: bridge gathers them (a later value for a key
    * wins) and carries them on the call's `tool.result`, cancelled or failed ones included; the
-   * tracer puts them on the call's span. A value that is not a string, a finite number, a boolean
-   * or an array of one of those is reported as `core.error` and left out.
+   * tracer puts them on the call's span. On a `progress` or `partial` event they are also that
+   * event's own: its `tool.stream.*` payload carries them, and the tracer puts them on its span
+   * event (and log record), whatever the content capture (they are not content: keep payload
+   * text out of them). A value that is not a string, a finite number, a boolean or an array of
+   * one of those is reported as `core.error` and left out.
    */
   attributes?: ToolAttributes;
 }

@@ -123,8 +123,8 @@ export function normalizeToolResult(
  * Checks a `tool.stream.*` payload (the seed's snake_case keys) without copying it: `tool_id`
  * must be a non-empty string (it pairs the event with its call) and `tool_name` present, or the
  * line is rejected. A `tool_name` that is not a string becomes `''`; a `turn_id` that is not a
- * string, a `sequence` that is not an integer or a `progress` that is not a finite number is
- * removed; each is added to `dropped`. Returns a rejection, or `undefined` when the payload may
+ * string, a `sequence` that is not an integer, a `progress` that is not a finite number or
+ * `attributes` that are not an object is removed (their values are the tracer's to check); each is added to `dropped`. Returns a rejection, or `undefined` when the payload may
  * pass on. Internal to wire.
  */
 export function checkToolStreamPayload(
@@ -161,6 +161,11 @@ export function checkToolStreamPayload(
   ) {
     dropped.push(wrongType('progress', 'a number', progress));
     delete object.progress;
+  }
+  const attributes = object.attributes;
+  if (attributes !== undefined && attributes !== null && !isObject(attributes)) {
+    dropped.push(wrongType('attributes', 'an object', attributes));
+    delete object.attributes;
   }
   return undefined;
 }

@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -8,6 +11,7 @@ import { mcpTools, McpNotConnectedError, serveMcpTools } from '../../src/mcp/ind
 import { TOOL_INVOKE } from '../../src/events/index.js';
 import type { ChannelTool, ToolEvent } from '../../src/streamtool/index.js';
 import { startTracingHarness, type TracingHarness } from '../otel/tracing-harness.js';
+import { ROOT } from '../demo/cli-process.js';
 import { attachTools, callTool, connectInMemory, resetGlobals } from './mcp-harness.js';
 
 let harness: TracingHarness | undefined;
@@ -155,6 +159,53 @@ describe('MCP defects of issue 34', () => {
 
     expect(tools).toHaveLength(13);
     await connecting;
+  });
+
+  it('refuses at once a client whose connect() fails while it waits, naming the closed connection', async () => {
+    // A server process that exits before answering initialize.
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['-e', 'process.exit(3)'],
+    });
+    const failing = new Client({ name: 'eager', version: '1.0.0' });
+    const connecting = failing.connect(transport).catch((error: unknown) => error);
+    const started = Date.now();
+
+    const listing = mcpTools(failing, { connectTimeout: 60_000 });
+
+    await expect(listing).rejects.toMatchObject({
+      reason: 'connection-failed',
+      message: expect.stringContaining('its transport closed') as string,
+    });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(await connecting).toBeInstanceOf(Error);
+  });
+
+  it('keeps the process alive while it waits for a client whose connect() failed, and rejects', async () => {
+    // A transport whose start() fails leaves nothing running: the wait alone holds the process.
+    const program = `
+      import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+      import { mcpTools } from 'tooltrace/mcp';
+      const refusing = {
+        async start() { throw new Error('connection refused'); },
+        async send() {},
+        async close() {},
+      };
+      const client = new Client({ name: 'eager', version: '1.0.0' });
+      client.connect(refusing).catch(() => {});
+      try {
+        await mcpTools(client, { connectTimeout: 200 });
+      } catch (error) {
+        console.log('refused:', error.reason);
+      }`;
+
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--input-type=module', '-e', program],
+      { cwd: ROOT },
+    );
+
+    expect(stdout).toContain('refused: handshake-timeout');
   });
 
   it('refuses a client that was never connected, saying to connect it first', async () => {

@@ -21,6 +21,7 @@ import { EventBus } from '../../src/bus/index.js';
 import { CollectedMetricReader } from '../../src/demo/collected-metric-reader.js';
 import { TOOL_INVOKE } from '../../src/events/index.js';
 import { mcpTools, serveMcpTools } from '../../src/mcp/index.js';
+import { traceToolCalls, type ToolCallTracing } from '../../src/otel/index.js';
 import type { ChannelTool, ToolEvent } from '../../src/streamtool/index.js';
 import { attachTools, callTool, connectInMemory, resetGlobals } from './mcp-harness.js';
 
@@ -50,6 +51,7 @@ class PullReader extends CollectedMetricReader {
 }
 
 const providers: MeterProvider[] = [];
+const tracings: ToolCallTracing[] = [];
 let client: Client | undefined;
 let taskStore: InMemoryTaskStore | undefined;
 
@@ -59,6 +61,7 @@ afterEach(async () => {
   taskStore = undefined;
   await client?.close();
   client = undefined;
+  await Promise.all(tracings.splice(0).map((tracing) => tracing.shutdown()));
   await Promise.all(providers.splice(0).map((provider) => provider.shutdown()));
   resetGlobals();
   metrics.disable();
@@ -100,6 +103,13 @@ const tools: ChannelTool[] = [
   },
 ];
 
+/** A bus traced by `traceToolCalls`, with `provider` as its meter provider when given. */
+function tracedBus(provider?: MeterProvider): EventBus {
+  const bus = new EventBus();
+  tracings.push(traceToolCalls(bus, provider === undefined ? {} : { meterProvider: provider }));
+  return bus;
+}
+
 function pointsOf(metric: HistogramMetricData): Record<string, Record<string, unknown>> {
   const byTool: Record<string, Record<string, unknown>> = {};
   for (const point of metric.dataPoints) {
@@ -112,17 +122,14 @@ function pointsOf(metric: HistogramMetricData): Record<string, Record<string, un
 }
 
 describe('MCP operation metrics', () => {
-  it('records mcp.client.operation.duration and mcp.server.operation.duration per tools/call: completed, failed, cancelled', async () => {
+  it("records mcp.client.operation.duration and mcp.server.operation.duration per tools/call through the tracer's meterProvider, once each: completed, failed, cancelled", async () => {
     const server = meter();
     const clientSide = meter();
     const mcpServer = new McpServer({ name: 'files', version: '1.0.0' });
-    serveMcpTools(mcpServer, tools, { meterProvider: server.provider });
+    serveMcpTools(mcpServer, tools, { bus: tracedBus(server.provider) });
     client = await connectInMemory(mcpServer);
-    const bus = new EventBus();
-    const plugins = attachTools(
-      bus,
-      await mcpTools(client, { meterProvider: clientSide.provider, protocolVersion: '2025-11-25' }),
-    );
+    const bus = tracedBus(clientSide.provider);
+    const plugins = attachTools(bus, await mcpTools(client, { protocolVersion: '2025-11-25' }));
 
     await callTool(bus, { id: 'tc_1', name: 'count', arguments: {} });
     await callTool(bus, { id: 'tc_2', name: 'broken', arguments: {} });
@@ -187,8 +194,8 @@ describe('MCP operation metrics', () => {
       throw new McpError(ErrorCode.InvalidParams, 'path is required');
     });
     client = await connectInMemory(server);
-    const bus = new EventBus();
-    attachTools(bus, await mcpTools(client, { meterProvider: clientSide.provider }));
+    const bus = tracedBus(clientSide.provider);
+    attachTools(bus, await mcpTools(client));
 
     const result = await callTool(bus, { id: 'tc_1', name: 'strict', arguments: {} });
 
@@ -217,12 +224,12 @@ describe('MCP operation metrics', () => {
       },
     );
     serveMcpTools(mcpServer, [{ tool: tools[0]!, execution: { taskSupport: 'required' } }], {
-      meterProvider: server.provider,
+      bus: tracedBus(server.provider),
       taskPollInterval: 10,
     });
     client = await connectInMemory(mcpServer);
-    const bus = new EventBus();
-    const listed = await mcpTools(client, { meterProvider: clientSide.provider });
+    const bus = tracedBus(clientSide.provider);
+    const listed = await mcpTools(client);
     expect(listed.map((tool) => tool.runsAsTask)).toEqual([true]);
     attachTools(bus, listed);
 
@@ -243,13 +250,13 @@ describe('MCP operation metrics', () => {
     expect(pointsOf(serverMetric).count!['error.type']).toBeUndefined();
   });
 
-  it('records on the global meter provider by default', async () => {
+  it("records on the global meter provider by default, as the tracer's other metrics", async () => {
     const global = meter();
     metrics.setGlobalMeterProvider(global.provider);
     const mcpServer = new McpServer({ name: 'files', version: '1.0.0' });
-    serveMcpTools(mcpServer, tools);
+    serveMcpTools(mcpServer, tools, { bus: tracedBus() });
     client = await connectInMemory(mcpServer);
-    const bus = new EventBus();
+    const bus = tracedBus();
     attachTools(bus, await mcpTools(client));
 
     await callTool(bus, { id: 'tc_1', name: 'count', arguments: {} });
@@ -258,5 +265,17 @@ describe('MCP operation metrics', () => {
     const serverMetric = await global.reader.points('mcp.server.operation.duration', 1);
     expect(pointsOf(clientMetric).count).toMatchObject({ count: 1 });
     expect(pointsOf(serverMetric).count).toMatchObject({ count: 1 });
+  });
+
+  it('refuses the meterProvider option the adapters took before, saying where it went', async () => {
+    const { provider } = meter();
+    const mcpServer = new McpServer({ name: 'files', version: '1.0.0' });
+    expect(() => serveMcpTools(mcpServer, tools, { meterProvider: provider } as never)).toThrow(
+      'traceToolCalls(bus, { meterProvider })',
+    );
+    client = await connectInMemory(mcpServer);
+    await expect(mcpTools(client, { meterProvider: provider } as never)).rejects.toThrow(
+      'no longer takes meterProvider',
+    );
   });
 });

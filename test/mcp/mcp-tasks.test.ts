@@ -134,6 +134,25 @@ describe('MCP tasks (2025-11-25), served by serveMcpTools and called through mcp
     expect(sent.filter((method) => method === 'tools/call')).toHaveLength(1);
   });
 
+  it('shows each status on its event without content capture (tooltrace.mcp.task.status), the message left out', async () => {
+    harness = await startTracingHarness({ register: true });
+    client = await connectTaskServer(new EventBus(), {}, []);
+    attachTools(harness.bus, await mcpTools(client));
+
+    await callTool(harness.bus, { id: 'tc_1', name: 'research', arguments: { topic: 'otters' } });
+
+    const span = await harness.span('execute_tool research');
+    const events = span.events.filter((event) => event.name === 'tool.stream.progress');
+    const statuses = events.map((event) => event.attributes['tooltrace.mcp.task.status']);
+    expect(statuses[0]).toBe('working');
+    expect(statuses.at(-1)).toBe('completed');
+    expect(new Set(statuses)).toEqual(new Set(['working', 'completed']));
+    for (const event of events) {
+      expect(event.attributes['tooltrace.stream.payload']).toBeUndefined();
+    }
+    expect(span.attributes['tooltrace.mcp.task.status']).toBe('completed');
+  });
+
   it('fails the span of a task whose tool failed', async () => {
     harness = await startTracingHarness({ register: true });
     client = await connectTaskServer(new EventBus(), {}, []);
@@ -176,12 +195,154 @@ describe('MCP tasks (2025-11-25), served by serveMcpTools and called through mcp
   });
 });
 
+describe('a tool served with execution.taskSupport optional', () => {
+  /** `research` served as an optional task tool; `mcpTools` with `options`. */
+  async function connectOptional(): Promise<Client> {
+    const server = new McpServer(
+      { name: 'research', version: '1.0.0' },
+      {
+        capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+        taskStore: (taskStore = new InMemoryTaskStore()),
+      },
+    );
+    serveMcpTools(
+      server,
+      [
+        {
+          tool: researchTool({}),
+          inputSchema: { topic: z.string() },
+          execution: { taskSupport: 'optional' },
+        },
+      ],
+      { taskPollInterval: 20 },
+    );
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    const connected = new Client({ name: 'agent', version: '1.0.0' });
+    await Promise.all([server.connect(serverTransport), connected.connect(clientTransport)]);
+    return connected;
+  }
+
+  it('sends its progress to a plain tools/call, as the same tool without execution does', async () => {
+    client = await connectOptional();
+    const notes: string[] = [];
+
+    const result = await client.callTool(
+      { name: 'research', arguments: { topic: 'otters' } },
+      undefined,
+      {
+        onprogress: (note) => void notes.push(String(note.message)),
+      },
+    );
+
+    expect(result.structuredContent).toEqual({ report: 'all about otters' });
+    expect(notes).toEqual(['gathering', 'analyzing', 'writing']);
+  });
+
+  it("is called as a task by mcpTools(client, { tasks: 'optional' }): the task's statuses on its span", async () => {
+    harness = await startTracingHarness({ register: true });
+    client = await connectOptional();
+    const tools = await mcpTools(client, { tasks: 'optional' });
+    expect(tools.map((tool) => tool.runsAsTask)).toEqual([true]);
+    attachTools(harness.bus, tools);
+
+    const result = await callTool(harness.bus, {
+      id: 'tc_1',
+      name: 'research',
+      arguments: { topic: 'otters' },
+    });
+
+    expect(JSON.parse(result.output)).toMatchObject({
+      structuredContent: { report: 'all about otters' },
+    });
+    const span = await harness.span('execute_tool research');
+    expect(span.attributes).toMatchObject({
+      'tooltrace.mcp.task.id': expect.any(String) as string,
+      'tooltrace.mcp.task.status': 'completed',
+    });
+  });
+});
+
+describe('a task call cancelled while its task is being created', () => {
+  it("cancels the server's task once its creation answers (tasks/cancel), and the span ends cancelled", async () => {
+    harness = await startTracingHarness({ register: true });
+    let created: (taskId: string) => void = () => {};
+    const taskCreated = new Promise<string>((resolve) => (created = resolve));
+    let allowCreation = (): void => {};
+    const creationAllowed = new Promise<void>((resolve) => (allowCreation = resolve));
+    let finishWork = (): void => {};
+    const workDone = new Promise<void>((resolve) => (finishWork = resolve));
+    const server = new McpServer(
+      { name: 'slow-start', version: '1.0.0' },
+      {
+        capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+        taskStore: (taskStore = new InMemoryTaskStore()),
+      },
+    );
+    const outcome: { stored?: string } = {};
+    server.experimental.tasks.registerToolTask(
+      'build',
+      { execution: { taskSupport: 'required' } },
+      {
+        createTask: async (extra) => {
+          await creationAllowed; // the client gives up before this answers
+          const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 20 });
+          created(task.taskId);
+          void workDone.then(() =>
+            extra.taskStore.storeTaskResult(task.taskId, 'completed', { content: [] }).then(
+              () => (outcome.stored = 'completed'),
+              () => (outcome.stored = 'refused'),
+            ),
+          );
+          return { task };
+        },
+        getTask: (extra) => extra.taskStore.getTask(extra.taskId),
+        getTaskResult: async (extra) =>
+          (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+      },
+    );
+    const sent: string[] = [];
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    const send = clientTransport.send.bind(clientTransport);
+    clientTransport.send = (message, options) => {
+      if ('method' in message) sent.push(message.method);
+      return send(message, options);
+    };
+    client = new Client({ name: 'agent', version: '1.0.0' });
+    await Promise.all([server.connect(serverTransport), client.connect(clientTransport)]);
+    const plugins = attachTools(harness.bus, await mcpTools(client));
+    harness.bus.emit(TOOL_INVOKE, { id: 'tc_1', name: 'build', arguments: {} });
+    while (!sent.includes('tools/call')) await sleep(5);
+
+    await Promise.all(plugins.map((plugin) => plugin.shutdown()));
+    allowCreation();
+    const taskId = await taskCreated;
+    while (!sent.includes('tasks/cancel')) await sleep(5);
+    finishWork();
+
+    expect((await client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
+    while (outcome.stored === undefined) await sleep(5);
+    expect(outcome.stored).toBe('refused');
+    const span = await harness.span('execute_tool build');
+    expect(span.attributes).toMatchObject({ 'tooltrace.tool.cancelled': true });
+  });
+});
+
 describe('serveMcpTools() with execution', () => {
   it('refuses a task tool on an McpServer without the tasks capability, saying how to create one', () => {
     const server = new McpServer({ name: 'plain', version: '1.0.0' });
     expect(() =>
       serveMcpTools(server, [{ tool: researchTool({}), execution: { taskSupport: 'required' } }]),
     ).toThrow('has no tasks capability for tools/call');
+  });
+
+  it('refuses a task tool on an McpServer with the tasks capability and no taskStore, naming it', () => {
+    const server = new McpServer(
+      { name: 'storeless', version: '1.0.0' },
+      { capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } },
+    );
+    expect(() =>
+      serveMcpTools(server, [{ tool: researchTool({}), execution: { taskSupport: 'optional' } }]),
+    ).toThrow('has no taskStore: create it with { taskStore: new InMemoryTaskStore() }');
   });
 });
 

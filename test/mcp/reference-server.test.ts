@@ -3,9 +3,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOL_STREAM_PROGRESS, type ToolStreamProgress } from '../../src/events/index.js';
 import { mcpTools } from '../../src/mcp/index.js';
 import type { StreamingToolPlugin } from '../../src/streamtool/index.js';
-import { startTracingHarness, type TracingHarness } from '../otel/tracing-harness.js';
+import { spanOfCall, startTracingHarness, type TracingHarness } from '../otel/tracing-harness.js';
 import { attachTools, callTool, resetGlobals } from './mcp-harness.js';
 
 /** The reference server, `@modelcontextprotocol/server-everything`, over stdio. */
@@ -91,5 +92,35 @@ describe('the reference server (server-everything) through mcpTools, over stdio'
     const plugin = plugins.find((each) => each.toolName === 'trigger-long-running-operation')!;
     await plugin.shutdown();
     expect(await cancelled).toMatchObject({ cancelled: true });
+  }, 15_000);
+
+  it("cancels its task tool's task when the call is cancelled: the server's task ends cancelled, the span cancelled", async () => {
+    const running = new Promise<void>((resolve) => {
+      const off = harness.bus.subscribe<ToolStreamProgress>(TOOL_STREAM_PROGRESS, (event) => {
+        if (event.payload.tool_id !== 'tc_stop') return;
+        off();
+        resolve();
+      });
+    });
+    const cancelled = callTool(harness.bus, {
+      id: 'tc_stop',
+      name: 'simulate-research-query',
+      arguments: { topic: 'newts' },
+    });
+    await running; // the task exists: its first status is in
+    const plugin = plugins.find((each) => each.toolName === 'simulate-research-query')!;
+
+    await plugin.shutdown();
+
+    expect(await cancelled).toMatchObject({ cancelled: true });
+    const span = spanOfCall(await harness.spans(1), 'tc_stop');
+    expect(span.attributes['tooltrace.tool.cancelled']).toBe(true);
+    const taskId = String(span.attributes['tooltrace.mcp.task.id']);
+    let status = '';
+    for (let tries = 0; tries < 100 && status !== 'cancelled'; tries += 1) {
+      status = (await client.experimental.tasks.getTask(taskId)).status;
+      if (status !== 'cancelled') await sleep(20);
+    }
+    expect(status).toBe('cancelled');
   }, 15_000);
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { StreamingToolPlugin, ToolChannel } from '../../src/streamtool/index.js';
 import { at, spanOfCall, startTracingHarness, type TracingHarness } from './tracing-harness.js';
 
 let harness: TracingHarness | undefined;
@@ -115,6 +116,36 @@ describe('traceToolCalls()', () => {
       expect(span.attributes.kept).toBe(true);
       for (const key of ['nested', 'missing', 'infinite'])
         expect(span.attributes).not.toHaveProperty(key);
+    });
+  });
+
+  describe('attributes of a stream event', () => {
+    it("puts a progress or partial event's attributes on its span event, without content capture, the tracer's own kept", async () => {
+      harness = await startTracingHarness();
+      const channel = new ToolChannel();
+      void channel.progress(-1, 'secret note', {
+        attributes: { phase: 'fetch', 'tooltrace.stream.sequence': 99 },
+      });
+      void channel.partial('chunk', { attributes: { phase: 'parse' } });
+      void channel.complete('done');
+
+      new StreamingToolPlugin('load', () => ({ name: 'load', stream: () => channel })).attach(
+        harness.bus,
+      );
+
+      const ended = new Promise((resolve) => harness!.bus.subscribe('tool.result', resolve));
+
+      harness.bus.emit('tool.invoke', { id: 'tc_1', name: 'load', arguments: {} });
+      await ended;
+
+      const span = spanOfCall(await harness.spans(1), 'tc_1');
+      const [progress, partial] = span.events;
+      expect(progress?.name).toBe('tool.stream.progress');
+      expect(progress?.attributes).toEqual({ phase: 'fetch', 'tooltrace.stream.sequence': 1 });
+      expect(partial?.name).toBe('tool.stream.partial');
+      expect(partial?.attributes).toMatchObject({ phase: 'parse', 'tooltrace.stream.sequence': 2 });
+      // On the span too, as any event's attributes: the last value wins.
+      expect(span.attributes.phase).toBe('parse');
     });
   });
 });

@@ -199,6 +199,8 @@ describe('README.md', () => {
       .filter((event) => event.name === 'tool.stream.progress')
       .map((event) => String(event.attributes['tooltrace.stream.payload']));
     expect(statuses.some((status) => status.includes('writing'))).toBe(true);
+    const shown = client.events.map((event) => event.attributes['tooltrace.mcp.task.status']);
+    expect([shown[0], shown.at(-1)]).toEqual(['working', 'completed']);
     expect(served.events.filter((event) => event.name === 'tool.stream.progress')).toHaveLength(3);
   });
 

@@ -14,6 +14,7 @@ import { OpenSpan } from '../open-span.js';
 import { AttributeCollector, type AttributeTarget } from '../attribute-target.js';
 import type { ContentCapture } from '../content-capture.js';
 import { byTime, millisecondsBetween } from '../hr-time.js';
+import { McpOperation } from './mcp-operation.js';
 import { payloadBytes } from './payload-bytes.js';
 import { streamEventAttributes } from './stream-event-attributes.js';
 import { PARTIAL, StreamSampler, type StreamKind, type StreamMark } from './stream-sampler.js';
@@ -120,6 +121,8 @@ export class OpenCall extends OpenSpan {
   #streamBackwards = false;
   /** The latest partial's payload, kept only with content capture, for in-flight snapshots. */
   #lastPartialPayload: unknown;
+  /** The MCP operation the call is, when an MCP adapter marked it. */
+  #mcp: McpOperation | undefined;
   readonly #settings: StreamSettings;
 
   constructor(span: Span, init: OpenCallInit, now: number, settings: StreamSettings) {
@@ -186,6 +189,16 @@ export class OpenCall extends OpenSpan {
     return true;
   }
 
+  /** The MCP operation the call is (a `tools/call` sent or served), when it is one. */
+  get mcp(): McpOperation | undefined {
+    return this.#mcp;
+  }
+
+  /** Takes in the span attributes of the call's invoke (`server`) or result (`client`). */
+  noteMcp(attributes: unknown, side: 'client' | 'server'): void {
+    this.#mcp = McpOperation.note(this.#mcp, attributes, side);
+  }
+
   /**
    * Whether an in-flight snapshot is due at `now`: `intervalMs` after the start or the latest
    * snapshot, if the call changed since (a call has always changed before its first).
@@ -206,7 +219,7 @@ export class OpenCall extends OpenSpan {
   }
 
   /**
-   * Records one stream event. Returns `false` for a duplicate (a sequence number already seen),
+   * Records one stream event (`attributes`: its own, from its payload). Returns `false` for a duplicate (a sequence number already seen),
    * which changes nothing.
    */
   recordStream(
@@ -215,6 +228,7 @@ export class OpenCall extends OpenSpan {
     sequence: unknown,
     progress: unknown,
     payload: unknown,
+    attributes: unknown,
     now: number,
   ): boolean {
     const seq = typeof sequence === 'number' && Number.isSafeInteger(sequence) ? sequence : 0;
@@ -243,6 +257,7 @@ export class OpenCall extends OpenSpan {
       seq,
       value,
       settings.capture === undefined ? undefined : payload,
+      attributes,
     );
     return true;
   }
@@ -326,6 +341,7 @@ export class OpenCall extends OpenSpan {
       value,
       payload,
       this.#settings.capture,
+      mark.attributes,
     );
     const name = kind === PARTIAL ? TOOL_STREAM_PARTIAL : TOOL_STREAM_PROGRESS;
     this.span.addEvent(name, attributes, this.hrTime(mark.timeUnixNano));

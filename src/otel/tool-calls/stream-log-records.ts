@@ -36,11 +36,12 @@ export class StreamLogRecords {
     sequence: unknown,
     progress: unknown,
     payload: unknown,
+    own: unknown,
   ): void {
     const seq = typeof sequence === 'number' && Number.isSafeInteger(sequence) ? sequence : 0;
     const partial = kind === PARTIAL;
     const value = partial ? payloadBytes(payload) : typeof progress === 'number' ? progress : -1;
-    const attributes = streamEventAttributes(kind, seq, value, payload, this.#capture);
+    const attributes = streamEventAttributes(kind, seq, value, payload, this.#capture, own);
     attributes[ATTR_GEN_AI_TOOL_NAME] = call.toolName;
     if (call.callId !== '') attributes[ATTR_GEN_AI_TOOL_CALL_ID] = call.callId;
     this.#logger.emit({

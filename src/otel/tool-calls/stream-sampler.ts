@@ -14,6 +14,8 @@ export class StreamMark {
   value = 0;
   /** The payload, kept only with content capture. */
   payload: unknown = undefined;
+  /** The event's own attributes (`attributes` of its payload), as they came; usually none. */
+  attributes: unknown = undefined;
 }
 
 /**
@@ -57,11 +59,12 @@ export class StreamSampler {
     sequence: number,
     value: number,
     payload: unknown,
+    attributes?: unknown,
   ): void {
     let mark: StreamMark;
     if (this.#head.length < this.#headSize) {
       mark = new StreamMark();
-      fill(mark, kind, timeUnixNano, sequence, value, payload);
+      fill(mark, kind, timeUnixNano, sequence, value, payload, attributes);
       this.#head.push(mark);
       return;
     }
@@ -75,7 +78,7 @@ export class StreamSampler {
     } else {
       mark = previous;
     }
-    fill(mark, kind, timeUnixNano, sequence, value, payload);
+    fill(mark, kind, timeUnixNano, sequence, value, payload, attributes);
     this.#last = mark;
   }
 
@@ -122,10 +125,12 @@ function fill(
   sequence: number,
   value: number,
   payload: unknown,
+  attributes: unknown,
 ): void {
   mark.kind = kind;
   mark.timeUnixNano = timeUnixNano;
   mark.sequence = sequence;
   mark.value = value;
   mark.payload = payload;
+  mark.attributes = attributes;
 }

@@ -183,6 +183,7 @@ export class ToolCallTracer {
       },
       false,
     );
+    call.noteMcp(fields.attributes, 'server');
     if (this.#held.callCount === 0) return;
     const byId = this.#held.take(invokeId);
     const byKey = this.#held.take(callKey(call.sessionId, call.callId));
@@ -241,19 +242,18 @@ export class ToolCallTracer {
       const metrics = this.#core.metrics;
       // Without a meter that records, the measurement would be built for nothing.
       if (!metrics.recording) return;
-      metrics.callEnded(
-        {
-          toolName: call.toolName,
-          agentName: call.agentName,
-          startUnixNano: call.startUnixNano,
-          endUnixNano,
-          errorType: call.errorType,
-          firstPartialUnixNano: call.firstPartialUnixNano,
-          streamEvents: call.streamEventCount,
-        },
-        reason,
-        call.meteredName,
-      );
+      const measurement = {
+        toolName: call.toolName,
+        agentName: call.agentName,
+        startUnixNano: call.startUnixNano,
+        endUnixNano,
+        errorType: call.errorType,
+        firstPartialUnixNano: call.firstPartialUnixNano,
+        streamEvents: call.streamEventCount,
+      };
+      metrics.callEnded(measurement, reason, call.meteredName);
+      const mcp = call.mcp;
+      if (mcp !== undefined) metrics.mcpCallEnded(measurement, mcp, reason);
     },
   };
 
@@ -265,6 +265,7 @@ export class ToolCallTracer {
       payload?.sequence,
       payload?.progress,
       payload?.payload,
+      payload?.attributes,
       this.#core.sweep.now,
     );
     if (!recorded) {
@@ -275,7 +276,15 @@ export class ToolCallTracer {
     const records = this.#logRecords;
     if (records === undefined) return;
     const time = event.timeUnixNano;
-    records.emit(call, kind, time, payload?.sequence, payload?.progress, payload?.payload);
+    records.emit(
+      call,
+      kind,
+      time,
+      payload?.sequence,
+      payload?.progress,
+      payload?.payload,
+      payload?.attributes,
+    );
   }
 
   /** Ends `call` with its `tool.result` `event`. */
@@ -284,6 +293,7 @@ export class ToolCallTracer {
     const resultId = core.idOf(event);
     const time = event.timeUnixNano;
     call.touch(time, core.sweep.now);
+    call.noteMcp(result.attributes, 'client');
     core.errors.contain('tracer', () =>
       applyResult(call, result, resultId, time, core.capture, core.filterMessage),
     );
@@ -350,6 +360,7 @@ export class ToolCallTracer {
       this.#core.openSpans.add(call);
     }
     call.span.setAttributes(this.#starter.invokeAttributes(event, invokeId, fields));
+    call.noteMcp(fields.attributes, 'server');
   }
 
   #start(start: SpanStart, orphan: boolean): OpenCall {
