@@ -37,6 +37,11 @@ const SECONDS = Number(process.argv[2] ?? 300);
 const RATES = (process.argv[3] ?? '5000,20000').split(',').map(Number);
 const CONCURRENT_CALLS = Number(process.argv[4] ?? 200);
 const TICK_MS = 50;
+/**
+ * The most lines posted in one request, fresh or resent: well under the sidecar's body limit,
+ * however far behind the generator fell while the sidecar refused.
+ */
+const MAX_REQUEST_LINES = 5_000;
 /** Samples before this share of the run are warm-up: start-up, JIT, the first exports. */
 const WARM_UP_SHARE = 0.2;
 const TOKEN = 'load-bench-token';
@@ -257,7 +262,7 @@ async function runAt(rate: number, receiver: ReceiverWorker, otlpUrl: string): P
   const base = usageOf(sidecar.pid);
   let nextSample = 1;
   const pending = new Set<Promise<void>>();
-  let retry: string[] = [];
+  const retry: string[] = [];
   for (;;) {
     const elapsed = (performance.now() - started) / 1000;
     if (elapsed >= SECONDS) break;
@@ -273,19 +278,22 @@ async function runAt(rate: number, receiver: ReceiverWorker, otlpUrl: string): P
     }
     const due = Math.floor(elapsed * rate) - sent;
     if (due > 0 && inFlight < 4) {
-      // Lines refused with 429 go first: the sidecar recognizes a resent line by its event id.
-      const lines = retry.length > 0 ? retry : mix.take(due);
+      // Lines refused with 429 go first; a request holds at most MAX_REQUEST_LINES (a backlog
+      // posted whole would grow past the body limit and be refused for ever); the sidecar
+      // recognizes a resent line by its event id.
       const fresh = retry.length === 0;
-      retry = [];
+      const lines = fresh
+        ? mix.take(Math.min(due, MAX_REQUEST_LINES))
+        : retry.splice(0, MAX_REQUEST_LINES);
       if (fresh) sent += lines.length;
       inFlight += 1;
-      const done = post(sidecar.url, `${lines.join('\n')}\n`).then(
-        (status) => {
-          statuses.set(status, (statuses.get(status) ?? 0) + 1);
-          if (status !== 200) retry.push(...lines);
-        },
-        () => void retry.push(...lines),
-      );
+      const requeue = (): void => {
+        for (const line of lines) retry.push(line);
+      };
+      const done = post(sidecar.url, `${lines.join('\n')}\n`).then((status) => {
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        if (status !== 200) requeue();
+      }, requeue);
       const tracked = done.finally(() => {
         inFlight -= 1;
         pending.delete(tracked);
@@ -298,12 +306,11 @@ async function runAt(rate: number, receiver: ReceiverWorker, otlpUrl: string): P
   }
   await Promise.all(pending);
   while (retry.length > 0) {
-    const lines = retry;
-    retry = [];
+    const lines = retry.splice(0, MAX_REQUEST_LINES);
     const status = await post(sidecar.url, `${lines.join('\n')}\n`).catch(() => 0);
     statuses.set(status, (statuses.get(status) ?? 0) + 1);
     if (status !== 200) {
-      retry = lines;
+      retry.unshift(...lines);
       await sleep(200);
     }
   }
