@@ -1,6 +1,7 @@
 import { DataPointType, MeterProvider } from '@opentelemetry/sdk-metrics';
 import { CollectedMetricReader } from '../../src/demo/collected-metric-reader.js';
 import { AgentMetrics } from '../../src/otel/agent-metrics.js';
+import { McpOperation } from '../../src/otel/tool-calls/mcp-operation.js';
 import { SidecarMetrics } from '../../src/sidecar/pipeline/sidecar-metrics.js';
 
 /** How an instrument's points reach a backend: what Prometheus makes of them depends on it. */
@@ -25,7 +26,7 @@ export interface EmittedInstrument {
  * Every instrument the library and the sidecar record, read from a real MeterProvider after
  * driving the code that records them: {@link AgentMetrics} through each of its methods with
  * every optional attribute present (a failed call with an agent name, a streamed call, a turn,
- * a model call with both token kinds), and {@link SidecarMetrics.observe} with a source and a dropped batch. So the
+ * a model call with both token kinds, an MCP `tools/call` on each side), and {@link SidecarMetrics.observe} with a source and a dropped batch. So the
  * names, units, kinds and attribute keys are the ones the source really emits, not a copy.
  */
 export async function emittedInstruments(): Promise<EmittedInstrument[]> {
@@ -48,6 +49,23 @@ export async function emittedInstruments(): Promise<EmittedInstrument[]> {
       'result',
       'search',
     );
+    // An MCP tools/call on each side, as the MCP adapters mark them (see McpOperation).
+    const mcpAttributes = { 'mcp.method.name': 'tools/call', 'network.transport': 'pipe' };
+    for (const side of ['client', 'server'] as const) {
+      agent.mcpCallEnded(
+        {
+          toolName: 'search',
+          agentName: '',
+          startUnixNano: start,
+          endUnixNano: start + 1_000_000_000n,
+          errorType: 'tool_error',
+          firstPartialUnixNano: undefined,
+          streamEvents: 0,
+        },
+        McpOperation.note(undefined, mcpAttributes, side)!,
+        'result',
+      );
+    }
     agent.agentEnded('agent', start, start + 3_000_000_000n, '_OTHER', 'result');
     agent.chatEnded(
       {
