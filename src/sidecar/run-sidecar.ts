@@ -174,11 +174,18 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
       const undelivered = await shutDownSidecar(parts, deadline, timeoutMs);
       // The final collection: every call measured up to the end goes out.
       if (metricsExport !== undefined) {
+        // Spans still retried at the deadline leave the final collection no time at all: that
+        // is said as such, not as an endpoint that kept silent.
+        const startedLate = deadline.expired;
         const exporting = metricsExport.shutdown(timeoutMs);
         if (metricsExport.otlp)
           noticeSlowFinalExport(metricsExport.url, exporting, deadline.at, log);
         const finished = await deadline.race(exporting);
-        const failure = finished ? metricsExport.failure : 'no answer within the shutdown timeout';
+        const failure = finished
+          ? metricsExport.failure
+          : startedLate
+            ? `the shutdown timeout ran out while spans were being delivered, before they could be sent${metricsExport.failure === undefined ? '' : `; the last export failed: ${metricsExport.failure}`}`
+            : 'no answer within the shutdown timeout';
         if (failure !== undefined) {
           log(
             `tooltrace sidecar: the final metrics were not delivered to ${metricsExport.url} (${failure})`,

@@ -199,6 +199,27 @@ describe('tooltrace sidecar metrics export', () => {
     }
   });
 
+  it('says the final metrics had no time left when undeliverable spans used up the shutdown timeout', async () => {
+    // A port nothing listens on: spans are retried until the deadline, which leaves the final
+    // metrics no time; that is no endpoint keeping silent.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const sidecar = startSidecar(
+      ['--stdin', '--status-interval', '0', '--shutdown-timeout', '1s'],
+      {
+        input: `${invoke('tc_1', 'search', 0)}\n${result('tc_1', 'search', 5)}\n`,
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: deadUrl, OTEL_METRIC_EXPORT_INTERVAL: '60000' },
+      },
+    );
+    expect((await sidecar.exited).code).toBe(4);
+    expect(sidecar.stderr()).toContain(
+      `the final metrics were not delivered to ${deadUrl}/v1/metrics (the shutdown timeout ran out while spans were being delivered, before they could be sent)`,
+    );
+    expect(sidecar.stderr()).not.toContain('no answer within the shutdown timeout');
+  });
+
   it('reports a failing metrics endpoint once, with its error, and again when it works', async () => {
     // Refuses the first two metric exports (400: not retried), then takes them.
     let requests = 0;
