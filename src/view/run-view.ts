@@ -1,4 +1,6 @@
-import { stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { TraceBy } from '../otel/index.js';
 import type { ReceivedSpan } from '../otlp/index.js';
 import { printable } from '../sidecar/pipeline/index.js';
@@ -89,6 +91,14 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
         `tooltrace view: cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : String(error)}`,
       );
       return 2;
+    }
+    if (options.html !== undefined) {
+      // Said before the journal is read, not after a minute of reading a large one.
+      const problem = await pageProblem(options.html);
+      if (problem !== undefined) {
+        say(`tooltrace view: --html ${options.html}: cannot write the page: ${problem}`);
+        return 2;
+      }
     }
     const filter = options.filter ?? {};
     const byCall =
@@ -203,7 +213,14 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
     let summaryOnly = false;
     if (options.html !== undefined) {
       const page = renderHtmlPage(result.spans, summary, { title: path });
-      await writeFile(options.html, page);
+      try {
+        await writeFile(options.html, page);
+      } catch (error) {
+        say(
+          `tooltrace view: --html ${options.html}: cannot write the page: ${(error as Error).message}`,
+        );
+        return 2;
+      }
       options.stdout.write(
         `wrote ${printable(options.html)}: ${new Set(result.spans.map((span) => span.traceId)).size} traces, ${result.spans.length} spans, ${Math.ceil(Buffer.byteLength(page) / 1024)} KB\n`,
       );
@@ -236,6 +253,27 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
   } finally {
     shown?.stop();
   }
+}
+
+/**
+ * Why a page could not be written at `path`, or `undefined`: its folder must exist and be
+ * writable, and the path must not be a folder itself.
+ */
+async function pageProblem(path: string): Promise<string | undefined> {
+  try {
+    if ((await stat(path)).isDirectory()) return 'it is a directory';
+  } catch {
+    // Not there yet: the page makes it.
+  }
+  const folder = dirname(path);
+  try {
+    if (!(await stat(folder)).isDirectory()) return `${folder} is not a directory`;
+    await access(folder, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? `no directory ${folder}` : (error as Error).message;
+  }
+  return undefined;
 }
 
 /** Whether `span` is a tool call the call filters (`--tool`, `--errors`, `--slowest`) ask for. */

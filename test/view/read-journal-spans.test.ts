@@ -114,6 +114,30 @@ describe('DrawnSpans release()', () => {
 });
 
 describe('runView()', () => {
+  it('refuses an --html page it cannot write before reading the journal, naming the flag', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'tooltrace-view-html-'));
+    try {
+      const path = join(directory, 'journal.ndjson');
+      await writeFile(path, journalText({ calls: 3 }));
+      const attempts = [
+        [join(directory, 'missing', 'page.html'), `no directory ${join(directory, 'missing')}`],
+        [directory, 'it is a directory'],
+      ] as const;
+      for (const [page, why] of attempts) {
+        const stdout = new PassThrough();
+        const stderr = new PassThrough();
+        const code = await runView(path, { html: page, stdout, stderr });
+        expect(code).toBe(2);
+        expect(String(stderr.read())).toBe(
+          `tooltrace view: --html ${page}: cannot write the page: ${why}\n`,
+        );
+        expect(stdout.read()).toBeNull();
+      }
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
   it('draws the part of a trace too large to draw whole, and says so', async () => {
     const directory = await mkdtemp(join(tmpdir(), 'tooltrace-view-limits-'));
     try {
