@@ -337,9 +337,10 @@ async function runAt(rate: number, receiver: ReceiverWorker, otlpUrl: string): P
   // Flat: over the steady part of the run, the fitted line rises less than 5 % of the heap (at
   // least 2 MB), and RSS less than 5 % of itself (at least 8 MB).
   const steadyMinutes = (SECONDS * (1 - WARM_UP_SHARE)) / 60;
+  // A falling line (memory given back after warm-up) is no growth.
   const flat =
-    Math.abs(rssSlope) * steadyMinutes < Math.max(8, first.rssMb * 0.05) &&
-    Math.abs(heapSlope) * steadyMinutes < Math.max(2, (heap[0] ?? 0) * 0.05);
+    rssSlope * steadyMinutes < Math.max(8, first.rssMb * 0.05) &&
+    heapSlope * steadyMinutes < Math.max(2, (heap[0] ?? 0) * 0.05);
   const lost = completed - Math.min(distinct, completed);
   console.log(
     `${format(rate).padStart(7)} ev/s  sent ${format(achieved).padStart(7)} ev/s  CPU ${cpuPercent.toFixed(1).padStart(5)} %  ` +
