@@ -69,6 +69,9 @@ export function nodeBinary(major: number): string {
   }).trim();
 }
 
+/** The file in a scratch project that holds what `npm install` wrote on stderr. */
+export const INSTALL_LOG = 'npm-install.log';
+
 /** A scratch ES module project in a temporary folder with `packages` installed as a user would. */
 export async function scratchProject(
   name: string,
@@ -81,7 +84,7 @@ export async function scratchProject(
     join(folder, 'package.json'),
     `${JSON.stringify({ name: `scratch-${name}`, private: true, type: 'module' }, null, 2)}\n`,
   );
-  await run(
+  const { stderr } = await run(
     'npm',
     ['install', '--no-audit', '--no-fund', '--prefer-offline', ...npmFlags, ...packages],
     {
@@ -89,6 +92,8 @@ export async function scratchProject(
       timeout: 300_000,
     },
   );
+  // What npm said while installing (its warnings), for the tests to read.
+  writeFileSync(join(folder, INSTALL_LOG), stderr);
   return folder;
 }
 
