@@ -23,6 +23,7 @@ export type McpInputErrorKind =
 
 /** A question for input that could not be put or answered; see {@link McpInputErrorKind}. */
 export class McpInputError extends TooltraceError {
+  /** Why: see {@link McpInputErrorKind}. */
   readonly kind: McpInputErrorKind;
   /** The JSON-RPC error code a served request is refused with, when the kind has one. */
   readonly code: number | undefined;

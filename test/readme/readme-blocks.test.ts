@@ -227,7 +227,7 @@ describe('README.md and docs/*.md', () => {
   }
 
   it('has an MCP block that runs: the served call under the client call, four progress events each', async () => {
-    const spans = await blockSpans('serveMcpTools(', 2);
+    const spans = await blockSpans("name: 'count_files'", 2);
     const [client, served] = [...spans].sort((a, b) =>
       a.parentSpanId === '' ? -1 : b.parentSpanId === '' ? 1 : 0,
     );
