@@ -221,10 +221,18 @@ class McpTool implements McpChannelTool {
         ? callToolOn(this.#client, params, callOptions).then((result) =>
             settleCall(channel, this.name, result),
           )
-        : callWithInputRounds(this.#client, channel, this.name, params, callOptions, signal, {
-            handler: this.#options.inputHandler,
-            maxRounds: this.#options.maxInputRounds ?? 10,
-          }).then((result) => settleCall(channel, this.name, result));
+        : callWithInputRounds(
+            this.#client,
+            channel,
+            this.name,
+            params,
+            this.#roundOptions(callOptions),
+            signal,
+            {
+              handler: this.#options.inputHandler,
+              maxRounds: this.#options.maxInputRounds ?? 10,
+            },
+          ).then((result) => settleCall(channel, this.name, result));
     running
       .catch((error: unknown) => {
         // A cancelled call already has its result (bridge answered the abort).
@@ -259,6 +267,16 @@ class McpTool implements McpChannelTool {
     };
     if (this.#options.taskTtl !== undefined) options.ttl = this.#options.taskTtl;
     await runTaskCall(api, channel, this.name, params, callOptions, signal, options);
+  }
+
+  /**
+   * The 2.x client checks a tool's `outputSchema` on every answer, an `input_required` one too
+   * (which has no `structuredContent` and so fails the call); given the tool's definition without
+   * it, the client still mirrors the arguments into headers as the definition says.
+   */
+  #roundOptions(callOptions: McpCallOptions): McpCallOptions {
+    if (this.definition.outputSchema === undefined) return callOptions;
+    return { ...callOptions, toolDefinition: { ...this.definition, outputSchema: undefined } };
   }
 
   /** The span attributes of one call, read as it starts (a session may begin after listing). */

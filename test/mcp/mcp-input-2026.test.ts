@@ -1,5 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { McpServer } from '@modelcontextprotocol/server';
+import { inputRequired, McpServer } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { EventBus } from '../../src/bus/index.js';
@@ -240,6 +240,46 @@ describe('a served ChannelTool that asks for input, over MCP 2026-07-28', () => 
     expect(again).toMatchObject({
       resultType: 'input_required',
       inputRequests: { confirm: { method: 'elicitation/create' } },
+    });
+  });
+});
+
+describe('mcpTools() calling a tool the 2.x SDK serves on its own, with an output schema, that asks', () => {
+  it('answers its input_required result through the inputHandler and gets the structured result', async () => {
+    http = await startModernHttpServer(() => {
+      const server = new McpServer({ name: 'greeter', version: '2.0.0' });
+      server.registerTool('greet', { outputSchema: z.object({ greeting: z.string() }) }, (ctx) => {
+        const answer = ctx.mcpReq.inputResponses?.user_name as
+          { action: string; content?: { name?: string } } | undefined;
+        if (answer?.action !== 'accept') {
+          return inputRequired({
+            inputRequests: {
+              user_name: inputRequired.elicit({
+                message: 'What is your name?',
+                requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+              }),
+            },
+          });
+        }
+        const greeting = `Hello, ${String(answer.content?.name)}!`;
+        return { content: [{ type: 'text', text: greeting }], structuredContent: { greeting } };
+      });
+      return server;
+    });
+    const client = await modernClient(http.url, { elicitation: {} });
+    const bus = new EventBus();
+    attachTools(
+      bus,
+      await mcpTools(client, {
+        inputHandler: () => ({ action: 'accept', content: { name: 'Ada' } }),
+      }),
+    );
+    const result = await callTool(bus, { id: 'tc_1', name: 'greet', arguments: {} });
+    // The 2.x client checks the output schema on the input_required answer too, unless told the
+    // definition without it.
+    expect(result.error).toBeUndefined();
+    expect(JSON.parse(result.output)).toMatchObject({
+      structuredContent: { greeting: 'Hello, Ada!' },
     });
   });
 });
