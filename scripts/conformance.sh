@@ -36,5 +36,8 @@ install_suite() {
 # 0.1.16 (`latest`) covers MCP 2025; the 0.2.0 prerelease (no dist-tag: pinned) covers 2026-07-28.
 cli_2025="$(install_suite 0.1.16)"
 cli_2026="$(install_suite 0.2.0-alpha.12)"
-MCP_CONFORMANCE_CLI="$cli_2025" MCP_CONFORMANCE_CLI_2026="$cli_2026" "$node24" \
+# A server written by someone else: the Python MCP SDK from PyPI, in a venv in the cache.
+python_peer="$(bash scripts/python-peer.sh)"
+MCP_CONFORMANCE_CLI="$cli_2025" MCP_CONFORMANCE_CLI_2026="$cli_2026" MCP_PYTHON_PEER="$python_peer" \
+  "$node24" \
   node_modules/vitest/vitest.mjs run --config vitest.conformance.config.ts "$@"
