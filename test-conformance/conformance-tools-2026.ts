@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
 import type { McpServedTool } from '../src/mcp/index.js';
 import type {
   ChannelTool,
@@ -189,5 +191,96 @@ export const conformanceTools2026: readonly McpServedTool[] = [
       return text(sampled(answer));
     }),
     description: 'Needs sampling: refused (-32021) for a client without it',
+  },
+  // The tasks extension's fixtures (io.modelcontextprotocol/tasks, SEP-2663).
+  {
+    tool: {
+      name: 'greet',
+      async *stream(_signal, input): AsyncGenerator<ToolEvent> {
+        await Promise.resolve();
+        yield { kind: 'complete', payload: text(`Hello, ${String(input.name)}!`) };
+      },
+    },
+    description: 'Greets, at once (never a task)',
+    inputSchema: { name: z.string() },
+  },
+  {
+    tool: {
+      name: 'slow_compute',
+      async *stream(signal, input): AsyncGenerator<ToolEvent> {
+        const seconds = Number(input.seconds ?? 0);
+        for (let second = 0; second < seconds; second += 1) {
+          yield { kind: 'progress', progress: second / seconds, payload: `second ${second + 1}` };
+          await sleep(1000, undefined, { signal });
+        }
+        yield {
+          kind: 'complete',
+          payload: text(`computed ${typeof input.label === 'string' ? input.label : ''}`),
+        };
+      },
+    },
+    description: 'Sleeps the given seconds, then answers',
+    inputSchema: { seconds: z.number(), label: z.string().optional() },
+    execution: { taskSupport: 'optional' },
+  },
+  {
+    tool: {
+      name: 'failing_job',
+      async *stream(signal): AsyncGenerator<ToolEvent> {
+        yield { kind: 'progress', progress: 0, payload: 'failing soon' };
+        await sleep(1000, undefined, { signal });
+        throw new Error('failing_job always fails');
+      },
+    },
+    description: 'Fails after about a second; only as a task',
+    execution: { taskSupport: 'required' },
+  },
+  {
+    tool: {
+      name: 'test_tool_with_task',
+      async *stream(): AsyncGenerator<ToolEvent> {
+        await Promise.resolve();
+        yield { kind: 'complete', payload: text('ran as a task') };
+      },
+    },
+    description: 'Only as a task',
+    execution: { taskSupport: 'required' },
+  },
+  {
+    tool: {
+      name: 'protocol_error_job',
+      async *stream(signal): AsyncGenerator<ToolEvent> {
+        yield { kind: 'progress', progress: 0, payload: 'about to fail' };
+        await sleep(1000, undefined, { signal });
+        // An error with a JSON-RPC code: a protocol error, which fails the task.
+        throw Object.assign(new Error('protocol_error_job hit an internal error'), {
+          code: -32603,
+        });
+      },
+    },
+    description: 'Fails after about a second',
+    execution: { taskSupport: 'optional' },
+  },
+  {
+    tool: asking('confirm_delete', async (context) => {
+      const answer = await ask(
+        context,
+        elicit('confirm', 'Delete the files?', 'confirmed', 'boolean'),
+      );
+      return text(`confirm_delete: ${String(answer.action)}`);
+    }),
+    description: 'Asks for a confirmation',
+    execution: { taskSupport: 'optional' },
+  },
+  {
+    tool: asking('multi_input', async (context) => {
+      const [first, second] = await Promise.all([
+        ask(context, elicit('first', 'First?', 'value', 'string')),
+        ask(context, elicit('second', 'Second?', 'value', 'string')),
+      ]);
+      return text(`multi_input: ${field(first, 'value')}, ${field(second, 'value')}`);
+    }),
+    description: 'Asks two questions at once',
+    execution: { taskSupport: 'optional' },
   },
 ];

@@ -30,6 +30,13 @@ import {
   type WaitingLimits,
 } from './served-input-call.js';
 import { answerRefusals, refuse } from './served-refusals.js';
+import {
+  createTask,
+  declaresTasks,
+  installTaskMethods,
+  refuseWithoutTasks,
+  type TaskExtensionOptions,
+} from './serve-mcp-task-extension.js';
 import { openState } from './request-state-seal.js';
 import { INVALID_PARAMS_CODE, McpInputError } from './mcp-input-error.js';
 
@@ -120,6 +127,48 @@ export function serveMcpTools(
       inputSchema: served.inputSchema,
       annotations: served.annotations,
     };
+    const taskOptions: TaskExtensionOptions = {
+      pollIntervalMs: Math.round(options.taskPollInterval ?? 500),
+      ttlMs: Math.round(options.taskTtl ?? 300_000),
+      maxTasks: 1000,
+    };
+    /** MCP 2026-07-28 tasks (the extension) on the 2.x line. */
+    const serveTask = async (
+      input: Record<string, unknown>,
+      extra: unknown,
+    ): Promise<ServedAnswer | Record<string, unknown>> => {
+      const given = servedRequestOf(extra);
+      const request: ServedRequest = {
+        ...given,
+        protocolVersion: given.protocolVersion ?? negotiatedVersionOf(server),
+      };
+      const network = networkOf(server, options);
+      if (!declaresTasks(request)) {
+        if (served.execution?.taskSupport === 'required') {
+          return refuseWithoutTasks(request, tool.name);
+        }
+        return serveAsking(server, bus, source, served, input, request, network, limits);
+      }
+      return createTask(tool.name, request, taskOptions, (context, signal) =>
+        startCall(bus, source, served, input, request, network, signal, context),
+      );
+    };
+    const limits: WaitingLimits = {
+      timeout: positive(options.inputTimeout, 'inputTimeout') ?? 600_000,
+      maxWaiting: positive(options.maxWaitingCalls, 'maxWaitingCalls') ?? 1000,
+    };
+    if (served.execution !== undefined && !hasLegacyTasks(server)) {
+      const registered = server.registerTool(
+        tool.name,
+        { ...config, execution: served.execution } as never,
+        (served.inputSchema === undefined
+          ? (extra: unknown) => serveTask({}, extra)
+          : (input: Record<string, unknown>, extra: unknown) => serveTask(input, extra)) as never,
+      );
+      installTaskMethods(server, taskOptions);
+      answerRefusals(server.server);
+      return registered;
+    }
     if (served.execution !== undefined) {
       return registerTaskTool(
         server,
@@ -138,10 +187,6 @@ export function serveMcpTools(
         { pollInterval: options.taskPollInterval ?? 500, ttl: options.taskTtl ?? 300_000 },
       );
     }
-    const limits: WaitingLimits = {
-      timeout: positive(options.inputTimeout, 'inputTimeout') ?? 600_000,
-      maxWaiting: positive(options.maxWaitingCalls, 'maxWaitingCalls') ?? 1000,
-    };
     const serve = async (input: Record<string, unknown>, extra: unknown): Promise<ServedAnswer> => {
       const given = servedRequestOf(extra);
       const request: ServedRequest = {
@@ -242,6 +287,13 @@ function refusedIfMissing(
     return refuse(request.handle, failure);
   }
   return answer;
+}
+
+/** Whether the server is of the 1.x line, with its SEP-1686 task API (`registerToolTask`). */
+function hasLegacyTasks(server: McpToolServer): boolean {
+  const tasks = (server as unknown as { experimental?: { tasks?: { registerToolTask?: unknown } } })
+    .experimental?.tasks;
+  return typeof tasks?.registerToolTask === 'function';
 }
 
 /** The capabilities a 2025-11-25 client declared at initialize, when the server tells. */
