@@ -226,6 +226,50 @@ describe('ChannelTools served by serveMcpTools on the 2.x McpServer, MCP 2026-07
   );
 });
 
+/**
+ * The tasks extension's scenarios (io.modelcontextprotocol/tasks, SEP-2663; the suite runs them
+ * unscored, `--force` at 2026-07-28). Not here: tasks-mrtr-composition, whose tool gathers input
+ * with input_required rounds before it becomes a task (serveMcpTools makes a task of the first
+ * request of a client that declared the extension, and asks its questions through tasks/get).
+ */
+const TASK_SCENARIOS = [
+  'tasks-lifecycle',
+  'tasks-capability-negotiation',
+  'tasks-wire-fields',
+  'tasks-request-state-removal',
+  'tasks-mrtr-input',
+  'tasks-request-headers',
+  'tasks-dispatch-and-envelope',
+  'tasks-status-notifications',
+  'tasks-required-task-error',
+];
+
+describe('ChannelTools served as MCP 2026-07-28 tasks (the extension) on the 2.x McpServer', () => {
+  let server: ConformanceServer;
+  beforeAll(async () => {
+    server = await startConformanceServer('2.x', new EventBus());
+  });
+  afterAll(() => server.close());
+
+  it.each(TASK_SCENARIOS)('passes the suite’s %s scenario', async (scenario) => {
+    const { checks, code } = await conformance(
+      [
+        'server',
+        '--url',
+        server.url,
+        '--scenario',
+        scenario,
+        '--spec-version',
+        '2026-07-28',
+        '--force',
+      ],
+      CLI_2026,
+    );
+    expect(outcomes(checks).filter((outcome) => outcome.includes(': FAILURE'))).toEqual([]);
+    expect(code).toBe(0);
+  });
+});
+
 describe('an mcpTools client on the 2.x Client, MCP 2026-07-28', () => {
   const command = [
     process.execPath,

@@ -59,12 +59,13 @@ export interface ServeMcpToolsOptions {
    */
   networkTransport?: string;
   /**
-   * The `pollInterval` a served task asks clients to keep between `tasks/get`, milliseconds.
+   * The `pollInterval` (2025-11-25) or `pollIntervalMs` (2026-07-28) a served task asks clients to
+   * keep between `tasks/get`, milliseconds.
    * @default 500
    */
   taskPollInterval?: number;
   /**
-   * How long a served task's result is kept after it ends (`ttl`), milliseconds.
+   * How long a served task's result is kept (`ttl`, 2026-07-28 `ttlMs`), milliseconds.
    * @default 300000
    */
   taskTtl?: number;
@@ -165,6 +166,9 @@ export function serveMcpTools(
           ? (extra: unknown) => serveTask({}, extra)
           : (input: Record<string, unknown>, extra: unknown) => serveTask(input, extra)) as never,
       );
+      // The 2.x registerTool leaves `execution` out of what tools/list tells; the listing reads
+      // it from the registered tool.
+      (registered as unknown as { execution?: unknown }).execution = served.execution;
       installTaskMethods(server, taskOptions);
       answerRefusals(server.server);
       return registered;

@@ -21,9 +21,11 @@ export interface McpServedTool {
   /** Hints for clients (`readOnlyHint`, `destructiveHint`, …), passed on as they are. */
   annotations?: McpToolAnnotations;
   /**
-   * Whether calls run as MCP tasks (2025-11-25), as the 1.x SDK's `registerToolTask` takes it:
-   * `required` (only as a task) or `optional` (either way). Needs an `McpServer` created with a
-   * `taskStore` and the `tasks` capability for `tools/call`.
+   * Whether calls run as MCP tasks: `required` (only as a task) or `optional` (either way). On a
+   * 1.x `McpServer` the 2025-11-25 tasks of its `registerToolTask` (the server created with a
+   * `taskStore` and the `tasks` capability for `tools/call`); on a 2.x one the 2026-07-28 tasks
+   * extension (`io.modelcontextprotocol/tasks`) for clients that declare it, declared by the
+   * server when it is not connected yet.
    * @default plain calls only
    */
   execution?: { taskSupport: 'optional' | 'required' };
