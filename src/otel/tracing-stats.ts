@@ -30,6 +30,19 @@ export interface ToolCallTracingStats {
   openSpans: number;
   /** Events waiting in the reorder window for their `tool.invoke`. */
   heldEvents: number;
+  /** Their payloads' bytes (estimated), at most `maxHeldBytes`. */
+  heldBytes: number;
+  /**
+   * Calls held past `maxHeldBytes` (or 256 events, or 1024 calls) whose span started without
+   * waiting for their invoke any longer.
+   */
+  heldReleasedEarly: number;
+  /**
+   * What the tracer remembers of ended calls so late events are never a second span (see
+   * `maxEndedCalls`): `keys` fingerprints in `bytes`; `forgotten` keys let go of, whose calls
+   * are still told late by their bus sequence.
+   */
+  endedCalls: { keys: number; bytes: number; forgotten: number };
   spansStarted: number;
   /** Spans ended, by why. */
   spansEnded: Record<EndReason, number>;
