@@ -1,6 +1,5 @@
 import { context, diag, propagation } from '@opentelemetry/api';
 import type { ToolAttributeValue } from '../events/index.js';
-import { ChannelFullError } from '../errors/index.js';
 import type { ChannelTool } from '../streamtool/index.js';
 import { ToolChannel } from '../streamtool/index.js';
 import {
@@ -28,6 +27,7 @@ import { refuseMeterProvider } from './refuse-meter-provider.js';
 import type { McpToolDefinition } from './mcp-tool-definition.js';
 import { runTaskCall, type TaskCallOptions } from './mcp-task-call.js';
 import { networkTransportOf } from './network-transport.js';
+import { ProgressRelay } from './progress-relay.js';
 import { onProgressReceived } from './received-progress.js';
 import { onRequestSent } from './sent-request-ids.js';
 
@@ -115,7 +115,7 @@ export interface McpChannelTool extends ChannelTool {
   readonly runsAsTask: boolean;
 }
 
-/** How many progress notifications a call holds for bridge before dropping further ones. */
+/** How many progress notifications a call holds for bridge before coalescing further ones. */
 const CHANNEL_CAPACITY = 64;
 
 /**
@@ -263,22 +263,14 @@ class McpTool implements McpChannelTool {
     channel.annotate(this.#attributes());
     // A fresh object per call: the request that carries it is this call's (sent-request-ids).
     const argumentsObject = { ...input };
-    let dropped = 0;
+    const relay = new ProgressRelay(channel, this.name);
     // Progress is strictly increasing (the MCP spec's MUST): a value heard both on the transport
     // and from the SDK's onprogress is taken once, the first time.
     let lastProgress = Number.NEGATIVE_INFINITY;
     const onprogress = (progress: McpProgress): void => {
       if (channel.closed || !(progress.progress > lastProgress)) return;
       lastProgress = progress.progress;
-      try {
-        void channel.progress(fractionOf(progress), progress.message);
-      } catch (error) {
-        // Notifications cannot be slowed down: past the buffer they are counted and dropped.
-        if (!(error instanceof ChannelFullError)) return;
-        if (dropped++ === 0) {
-          diag.warn(`tooltrace: MCP tool "${this.name}" sent progress faster than it was read`);
-        }
-      }
+      relay.offer(fractionOf(progress), progress.message);
     };
     const transport = this.#client.transport;
     let stopHearing = (): void => {};
@@ -291,11 +283,13 @@ class McpTool implements McpChannelTool {
     const callOptions: McpCallOptions = { ...this.#options.requestOptions, signal, onprogress };
     const running = this.runsAsTask
       ? this.#runTask(channel, params, callOptions, signal)
-      : callToolOn(this.#client, params, callOptions).then((result) =>
-          settleCall(channel, this.name, result),
-        );
+      : callToolOn(this.#client, params, callOptions).then((result) => {
+          relay.flush();
+          return settleCall(channel, this.name, result);
+        });
     running
       .catch((error: unknown) => {
+        relay.flush();
         // A cancelled call already has its result (bridge answered the abort).
         if (signal.aborted) return channel.close();
         return failCall(channel, error);

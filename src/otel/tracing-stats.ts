@@ -52,6 +52,11 @@ export interface ToolCallTracingStats {
   streamEvents: number;
   /** Stream events only counted in their span's summary, not recorded as span events. */
   streamEventsCoalesced: number;
+  /**
+   * Stream events their producer let go before the bus (`tooltrace.stream.events.dropped` on
+   * the result): an MCP progress burst past what the call's reader took, coalesced to its newest.
+   */
+  streamEventsDropped: number;
   /** Events seen twice (same invoke id, or same call and stream sequence), ignored. */
   duplicateEvents: number;
   /** Stream events and results that arrived after their span had ended, ignored. */

@@ -1,6 +1,11 @@
 import { ROOT_CONTEXT, context as contextApi } from '@opentelemetry/api';
 import type { BusEvent, ScopeRunner } from '../../bus/index.js';
-import { TOOL_RESULT, TOOL_STREAM_PARTIAL, type ToolStreamProgress } from '../../events/index.js';
+import {
+  ATTR_STREAM_EVENTS_DROPPED,
+  TOOL_RESULT,
+  TOOL_STREAM_PARTIAL,
+  type ToolStreamProgress,
+} from '../../events/index.js';
 import type { AgentView } from '../agent-view.js';
 import { ATTR_GEN_AI_AGENT_NAME, type EndReason } from '../attribute-names.js';
 import { payloadBytes } from '../../bus/payload-bytes.js';
@@ -59,6 +64,7 @@ export class ToolCallTracer {
     orphanSpans: 0,
     streamEvents: 0,
     streamEventsCoalesced: 0,
+    streamEventsDropped: 0,
     duplicateEvents: 0,
     lateEvents: 0,
     unpairedEvents: 0,
@@ -298,6 +304,14 @@ export class ToolCallTracer {
     const time = event.timeUnixNano;
     call.touch(time, core.sweep.now);
     call.noteMcp(result.attributes, 'client');
+    const dropped = (result.attributes as Record<string, unknown> | undefined)?.[
+      ATTR_STREAM_EVENTS_DROPPED
+    ];
+    if (typeof dropped === 'number' && Number.isSafeInteger(dropped) && dropped > 0) {
+      // The project prefix is the tracer's own: a producer's count is taken in here, by name.
+      call.span.setAttribute(ATTR_STREAM_EVENTS_DROPPED, dropped);
+      this.#counts.streamEventsDropped += dropped;
+    }
     core.errors.contain('tracer', () =>
       applyResult(call, result, resultId, time, core.capture, core.filterMessage),
     );
