@@ -35,8 +35,8 @@ describe.each([
   ])('gives a call whose server %s the JSON-RPC code as error.type', async (_what, close, code) => {
     harness = await startTracingHarness({ register: true });
     const client = makeClient();
-    await client.connect(silentServer(close).transport as never);
-    const tools = await mcpTools(client as unknown as McpClient, {
+    await client.connect(silentServer(close).transport);
+    const tools = await mcpTools(client, {
       requestOptions: { timeout: 200 },
     });
     attachTools(harness.bus, tools);

@@ -45,9 +45,9 @@ describe.each([
     harness = await startTracingHarness({ register: true });
     const peer = burstingServer();
     const client = makeClient();
-    await client.connect(peer.transport as never);
+    await client.connect(peer.transport);
     close = () => client.close();
-    attachTools(harness.bus, await mcpTools(client as unknown as McpClient));
+    attachTools(harness.bus, await mcpTools(client));
 
     const result = await callTool(harness.bus, { id: 'tc_1', name: 'index', arguments: {} });
 
