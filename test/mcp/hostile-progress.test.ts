@@ -1,7 +1,7 @@
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { Client as ModernClient } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mcpTools, type McpClient } from '../../src/mcp/index.js';
+import { mcpTools } from '../../src/mcp/index.js';
 import { startTracingHarness, type TracingHarness } from '../otel/tracing-harness.js';
 import { HostilePeer, toolDefinition } from './hostile-peer.js';
 import { attachTools, callTool, resetGlobals } from './mcp-harness.js';
