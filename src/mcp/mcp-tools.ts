@@ -155,7 +155,7 @@ export async function mcpTools(
   const maxPages = checkCount(options.maxPages, 'maxPages', 100);
   const checked = new CheckedToolList(checkCount(options.maxTools, 'maxTools', 1000));
   for (const name of ['taskPollInterval', 'taskMinPollInterval', 'taskDeadline'] as const) {
-    if (options[name] !== undefined) checkCount(options[name], name, 0);
+    checkCount(options[name], name, 0, name === 'taskMinPollInterval' ? 0 : 1);
   }
   if (options.onRefused !== undefined && typeof options.onRefused !== 'function') {
     throw new TypeError('options.onRefused must be a function');
@@ -217,11 +217,11 @@ async function listPage(
   return client.listTools(cursor === undefined ? undefined : { cursor });
 }
 
-function checkCount(value: unknown, name: string, fallback: number): number {
+function checkCount(value: unknown, name: string, fallback: number, minimum = 1): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum) {
     throw new TypeError(
-      `options.${name} must be a positive integer, got ${JSON.stringify(value) ?? typeof value}`,
+      `options.${name} must be an integer >= ${minimum}, got ${JSON.stringify(value) ?? typeof value}`,
     );
   }
   return value;
