@@ -9,8 +9,8 @@
  * - heap: an agent on a 1 GB heap (`--max-old-space-size=1024`) calls an MCP server that answers
  *   every `tools/call` with 20 MB of text, 80 times, wired as the docs wire it (`mcpTools`, a
  *   plugin per tool, `traceToolCalls`), and reads its heap after a full GC every 10 calls; side
- *   by side, the same agent with the bus's replay ring on (`ringSize: 1024`, the old default, no
- *   byte bound) — it dies or holds ~20 MB a call.
+ *   by side, the same agent with the replay ring on within its byte bounds, and on without them
+ *   (`ringSize: 1024`, no byte bound: the bus as it was) — that one dies at the heap limit.
  * - late: 50,000 calls cut short (`maxOpenSpans` 10,000), then every one answered: spans per
  *   call id, `lateEvents`; then the same calls streaming 5 partials each after eviction: spans,
  *   `lateEvents`, CPU time.
@@ -79,7 +79,7 @@ async function connect(peer: HostilePeer): Promise<Client> {
 const MB = 1024 * 1024;
 
 /** Child: 80 results of 20 MB; prints the heap after GC every 10 calls. */
-async function heapChild(ringSize: number): Promise<void> {
+async function heapChild(ring: string): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc!;
   const text = 'r'.repeat(20 * MB);
   const peer = new HostilePeer({
@@ -88,9 +88,16 @@ async function heapChild(ringSize: number): Promise<void> {
       method === 'tools/call' ? { result: { content: [{ type: 'text', text }] } } : undefined,
   });
   const client = await connect(peer);
-  const bus = new EventBus(ringSize === 0 ? {} : { ringSize });
+  const unbounded = {
+    ringBytes: Number.MAX_SAFE_INTEGER,
+    ringPayloadBytes: Number.MAX_SAFE_INTEGER,
+  };
+  const bus = new EventBus(
+    ring === 'off' ? {} : ring === 'bytes' ? { ringSize: 1024 } : { ringSize: 1024, ...unbounded },
+  );
   const tracing = traceToolCalls(bus, { tracerProvider: provider(new CallIdCounter()) });
-  for (const tool of await mcpTools(client)) new StreamingToolPlugin(tool.name, () => tool).attach(bus);
+  for (const tool of await mcpTools(client))
+    new StreamingToolPlugin(tool.name, () => tool).attach(bus);
   gc();
   const base = process.memoryUsage().heapUsed;
   console.log(`heap-after-gc calls=0 ${(base / MB).toFixed(1)} MB`);
@@ -98,7 +105,9 @@ async function heapChild(ringSize: number): Promise<void> {
     await call(bus, `tc_${index}`, 'fetch_report');
     if (index % 10 === 0) {
       gc();
-      console.log(`heap-after-gc calls=${index} ${(process.memoryUsage().heapUsed / MB).toFixed(1)} MB`);
+      console.log(
+        `heap-after-gc calls=${index} ${(process.memoryUsage().heapUsed / MB).toFixed(1)} MB ring=${JSON.stringify(bus.stats())}`,
+      );
     }
   }
   console.log(`bus ${JSON.stringify(bus.stats())}`);
@@ -121,14 +130,23 @@ function runChild(part: string, ...args: string[]): { output: string; status: nu
     { encoding: 'utf8', maxBuffer: 64 * MB },
   );
   const died = child.stderr.includes('heap limit') ? ' (FATAL: reached heap limit)' : '';
-  return { output: child.stdout + (child.status === 0 ? '' : `exit ${child.status}${died}\n`), status: child.status };
+  return {
+    output:
+      child.stdout +
+      (child.status === 0 ? '' : `exit ${child.status ?? child.signal ?? '?'}${died}\n`),
+    status: child.status,
+  };
 }
 
 function heap(): void {
   console.log('## heap: 80 tools/call results of 20 MB on a 1 GB heap');
   for (const [label, ring] of [
-    ['default bus (ring off)', '0'],
-    ['ringSize 1024 (the old default)', '1024'],
+    ['default bus (ring off)', 'off'],
+    [
+      'ringSize 1024 with the default byte bounds (8 MiB, payloads over 64 KiB by preview)',
+      'bytes',
+    ],
+    ['ringSize 1024 and no byte bound: the bus as it was', 'unbounded'],
   ] as const) {
     console.log(`-- ${label}`);
     process.stdout.write(runChild('heap', ring).output);
@@ -188,7 +206,9 @@ function gcAndPrintHeap(): void {
 }
 
 function late(): void {
-  console.log('## late: 50,000 calls cut short (maxOpenSpans 10,000), each answered after eviction');
+  console.log(
+    '## late: 50,000 calls cut short (maxOpenSpans 10,000), each answered after eviction',
+  );
   process.stdout.write(runChild('late', '0').output);
   console.log('-- the same, each tool streaming 5 partials after eviction before its result');
   process.stdout.write(runChild('late', '5').output);
@@ -199,19 +219,24 @@ async function toolsChild(): Promise<void> {
   const peer = new HostilePeer({
     pages: [[toolDefinition('pay'), toolDefinition('pay'), toolDefinition('')]],
     answer: (method) =>
-      method === 'tools/call' ? { result: { content: [{ type: 'text', text: 'charged' }] } } : undefined,
+      method === 'tools/call'
+        ? { result: { content: [{ type: 'text', text: 'charged' }] } }
+        : undefined,
   });
   const client = await connect(peer);
   const bus = new EventBus();
   let threw = 'no';
   try {
-    for (const tool of await mcpTools(client)) new StreamingToolPlugin(tool.name, () => tool).attach(bus);
+    for (const tool of await mcpTools(client))
+      new StreamingToolPlugin(tool.name, () => tool).attach(bus);
   } catch (error) {
     threw = String(error);
   }
   await call(bus, 'tc_1', 'pay');
   await new Promise((resolve) => setTimeout(resolve, 50));
-  console.log(`wiring threw: ${threw}; tools/call sent for one tool.invoke of "pay": ${peer.received('tools/call').length}`);
+  console.log(
+    `wiring threw: ${threw}; tools/call sent for one tool.invoke of "pay": ${peer.received('tools/call').length}`,
+  );
   await client.close();
 }
 
@@ -262,7 +287,9 @@ async function pollChild(minPollInterval: number): Promise<void> {
 }
 
 function poll(): void {
-  console.log('## poll: a task server saying pollInterval 0, its task kept working, taskDeadline 3 s');
+  console.log(
+    '## poll: a task server saying pollInterval 0, its task kept working, taskDeadline 3 s',
+  );
   console.log('-- default (taskMinPollInterval 100)');
   process.stdout.write(runChild('poll', '100').output);
   console.log('-- taskMinPollInterval 0: the server dictates the rate, as before');
@@ -270,7 +297,7 @@ function poll(): void {
 }
 
 const part = process.argv[2];
-if (part === 'child-heap') await heapChild(Number(process.argv[3]));
+if (part === 'child-heap') await heapChild(process.argv[3]!);
 else if (part === 'child-late') await lateChild(Number(process.argv[3]));
 else if (part === 'child-tools') await toolsChild();
 else if (part === 'child-poll') await pollChild(Number(process.argv[3]));
