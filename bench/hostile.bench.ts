@@ -72,7 +72,7 @@ function call(bus: EventBus, id: string, name: string): Promise<ToolResult> {
 
 async function connect(peer: HostilePeer): Promise<Client> {
   const client = new Client({ name: 'agent', version: '1.0.0' });
-  await client.connect(peer.transport as never);
+  await client.connect(peer.transport);
   return client;
 }
 
