@@ -3,7 +3,9 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { describe, expect, it } from 'vitest';
+import { CollectedMetricReader } from '../../../src/demo/collected-metric-reader.js';
 import { EventBus, type BusEvent } from '../../../src/bus/index.js';
 import { traceToolCalls, type TraceToolCallsOptions } from '../../../src/otel/index.js';
 
@@ -107,6 +109,25 @@ describe('traceToolCalls()', () => {
       expect(counts.size).toBe(2_000);
       expect([...counts.values()].every((count) => count === 1)).toBe(true);
       expect({ lateEvents, orphanSpans }).toEqual({ lateEvents: 1_990, orphanSpans: 0 });
+    });
+
+    it('reports late events in the tooltrace.tool.events.dropped metric, by reason', async () => {
+      const reader = new CollectedMetricReader();
+      const meterProvider = new MeterProvider({ readers: [reader] });
+      const { bus, tracing } = start({ maxOpenSpans: 10, meterProvider });
+      const calls = Array.from({ length: 50 }, (_, index) => invoke(bus, index));
+      for (const call of calls) result(bus, call);
+      await tracing.shutdown();
+
+      const { resourceMetrics } = await reader.collect();
+      const dropped = resourceMetrics.scopeMetrics
+        .flatMap((scope) => scope.metrics)
+        .find((metric) => metric.descriptor.name === 'tooltrace.tool.events.dropped');
+      const late = dropped?.dataPoints.find(
+        (point) => point.attributes['tooltrace.drop.reason'] === 'late',
+      );
+      expect(late?.value).toBe(40);
+      await meterProvider.shutdown();
     });
 
     it('still starts a span for a result whose invoke it never saw', async () => {
