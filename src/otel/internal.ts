@@ -16,3 +16,4 @@ export {
 } from './attribute-names.js';
 export { isEventTypePattern } from './event-type-filter.js';
 export { callKey } from './span-keys.js';
+export { fmix32 } from './stable-hash.js';

@@ -4,7 +4,6 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import {
   isRetryableHttpStatus,
-  parseRetryAfter,
   SHUT_DOWN,
   type BatchTransport,
   type ExportOutcome,
@@ -16,6 +15,7 @@ import {
   OtlpTraceEncoder,
   type SpanBatch,
 } from '../../otlp/index.js';
+import { parseRetryAfter } from '../../wire/index.js';
 import { tooltraceNumberTypes } from './tooltrace-number-types.js';
 import { postOtlp, type OtlpHttpAnswer } from './post-otlp.js';
 import { USER_AGENT } from './user-agent.js';

@@ -11,17 +11,14 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  OtlpHttpSpanExporter,
-  OtlpTraceEncoder,
-  parseRetryAfter,
-} from '../../../src/sidecar/export/index.js';
+import { OtlpHttpSpanExporter, OtlpTraceEncoder } from '../../../src/sidecar/export/index.js';
 import {
   decodeTraceRequest,
   startOtlpReceiver,
   type OtlpReceiver,
 } from '../../../src/testing/index.js';
 import { VERSION } from '../../../src/version.js';
+import { parseRetryAfter } from '../../../src/wire/index.js';
 import { sendOnce } from './send-once.js';
 
 /** Spans covering every field the encoder writes, from two tracers (two scopes). */
