@@ -17,3 +17,4 @@ export {
 export { isEventTypePattern } from './event-type-filter.js';
 export { callKey } from './span-keys.js';
 export { fmix32 } from './stable-hash.js';
+export { GenerationalMap } from './generational-map.js';
