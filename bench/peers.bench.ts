@@ -214,30 +214,35 @@ function print(families: Family[], rounds: Round[]): void {
 
 async function heap(node: string, script: string, families: Family[]): Promise<void> {
   console.log(
-    `\nheap kept after ${HEAP_CALLS.toLocaleString('en')} calls (one call per step), ` +
-      `KB per 1,000 calls [total MB]`,
+    `\nheap kept after ${HEAP_CALLS.toLocaleString('en')} calls (one call per step): ` +
+      `KB per 1,000 calls above the untraced program [MB in all above it]`,
   );
   console.log(
     `${'contender'.padEnd(20)}${['N = 0', 'N = 10', 'N = 100'].map((h) => h.padStart(18)).join('')}`,
   );
   for (const family of families) {
+    const kept: Record<string, number[]> = {};
     for (const side of ['untraced', 'peer', 'tooltrace'] as const) {
       const contender = FAMILIES[family][side];
-      const cells: string[] = [];
+      kept[side] = [];
       for (const n of [0, 10, 100]) {
-        const { kept } = (await runContender(node, script, [
+        const result = (await runContender(node, script, [
           contender,
           'heap',
           String(n),
           String(HEAP_CALLS),
         ])) as { kept: number };
-        cells.push(
-          `${(((kept / HEAP_CALLS) * 1_000) / 1_024).toFixed(0)} [${(kept / 1024 / 1024).toFixed(2)}]`.padStart(
-            18,
-          ),
-        );
+        kept[side].push(result.kept);
       }
-      console.log(`${contender.padEnd(20)}${cells.join('')}`);
+    }
+    for (const side of ['untraced', 'peer', 'tooltrace'] as const) {
+      const cells = kept[side]!.map((bytes, index) => {
+        const above = side === 'untraced' ? bytes : bytes - kept.untraced![index]!;
+        return `${(((above / HEAP_CALLS) * 1_000) / 1_024).toFixed(0)} [${(above / 1024 / 1024).toFixed(2)}]`.padStart(
+          18,
+        );
+      });
+      console.log(`${FAMILIES[family][side].padEnd(20)}${cells.join('')}`);
     }
   }
 }
