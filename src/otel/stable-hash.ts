@@ -61,7 +61,11 @@ function mixHash(hash: number, block: number): number {
 }
 
 function finish(hash: number, length: number): number {
-  hash ^= length;
+  return fmix32(hash ^ length);
+}
+
+/** MurmurHash3's finaliser: spreads every bit of `hash` over all 32 (unsigned result). */
+export function fmix32(hash: number): number {
   hash ^= hash >>> 16;
   hash = Math.imul(hash, 0x85ebca6b);
   hash ^= hash >>> 13;
