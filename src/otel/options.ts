@@ -107,6 +107,22 @@ export interface TraceToolCallsOptions {
    */
   maxOpenSpans?: number;
   /**
+   * How many ended calls (by result, eviction, idle time or shutdown) are remembered, so an
+   * event that comes after its call's span was exported is counted in `stats().lateEvents` and
+   * never starts a second span: a 64-bit fingerprint per call (16 bytes; 32 at most counting the
+   * two generations it rotates in), between this many and twice this many calls. Calls older
+   * than that are still recognized by their bus sequence (see docs/hostile-peers.md).
+   * @default 262144
+   */
+  maxEndedCalls?: number;
+  /**
+   * The most payload bytes (estimated) held for calls whose `tool.invoke` has not come yet (the
+   * reorder window); past it the oldest held call starts its span without waiting, as it does
+   * past 256 events or 1024 calls. Content capture keeps at most its byte limit of a payload.
+   * @default 16 MiB
+   */
+  maxHeldBytes?: number;
+  /**
    * How traces are cut. `causal-root` (the default): each agent turn is the root of its own
    * trace (all of a session's traces share `gen_ai.conversation.id`), and a call outside any turn
    * shares one trace with every call under the same root event. `session`: one trace per session
@@ -201,6 +217,8 @@ type Defaulted =
   | 'maxStreamEvents'
   | 'idleTimeoutMs'
   | 'maxOpenSpans'
+  | 'maxEndedCalls'
+  | 'maxHeldBytes'
   | 'traceBy'
   | 'reorderWindowMs'
   | 'maxRememberedEvents'
@@ -279,6 +297,8 @@ export function resolveOptions(
     maxStreamEvents: checkInteger(options.maxStreamEvents, 'maxStreamEvents', 64, 0),
     idleTimeoutMs: checkInteger(options.idleTimeoutMs, 'idleTimeoutMs', 300_000, 1),
     maxOpenSpans: checkInteger(options.maxOpenSpans, 'maxOpenSpans', 10_000, 1),
+    maxEndedCalls: checkInteger(options.maxEndedCalls, 'maxEndedCalls', 262_144, 1),
+    maxHeldBytes: checkInteger(options.maxHeldBytes, 'maxHeldBytes', 16 * 1024 * 1024, 0),
     traceBy,
     idGenerator: checkObject(replay.idGenerator, 'idGenerator'),
     parentContext: checkFunction(replay.parentContext, 'parentContext'),

@@ -162,6 +162,16 @@ export function hashHex(text: string, words: 2 | 4): string {
 }
 
 /**
+ * Two 32-bit hashes of `text` (64 bits in all) into `out[0]` and `out[1]`, never both zero: a
+ * compact fingerprint of a key, where keeping the key itself would cost its string.
+ */
+export function hashWords(text: string, out: Uint32Array): void {
+  const length = unprefixed.encode(text);
+  murmur3Words(unprefixed.bytes, length, SEEDS_2, out);
+  if (out[0] === 0 && out[1] === 0) out[1] = 1;
+}
+
+/**
  * {@link hashHex} of `prefix + text`, without building that string: for ids derived from keys
  * under a fixed prefix (`span\u0000…`, `trace\u0000…`). Returns the same id as
  * `hashHex(prefix + text, words)`.
