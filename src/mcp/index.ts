@@ -11,3 +11,4 @@ export type { McpRegisteredTool, McpToolAnnotations, McpToolServer } from './mcp
 export { McpInputError } from './mcp-input-error.js';
 export type { McpInputErrorKind } from './mcp-input-error.js';
 export type { McpInputHandler, McpInputQuestion } from './mcp-input-call.js';
+export type { RefusedMcpTool, RefusedMcpToolReason } from './checked-tool-list.js';
