@@ -121,7 +121,9 @@ describe('forwardEvents', () => {
     // 64 KiB holds six lines of about 10 KB; the other four are dropped, with the big one.
     expect(lines).toHaveLength(6);
     expect(forwarder.stats()).toMatchObject({ sent: 6, dropped: 5 });
-    expect(told.map((error) => error.message).join('\n')).toMatch(/tool.result is \d+ bytes encoded/);
+    expect(told.map((error) => error.message).join('\n')).toMatch(
+      /tool.result is \d+ bytes encoded/,
+    );
   });
 
   it('retries with growing waits, drops and counts past its queue, never throws', async () => {
