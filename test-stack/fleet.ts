@@ -127,7 +127,10 @@ exporters:
   return { child, url, otlpGrpcEndpoint: `127.0.0.1:${otlpPort}` };
 }
 
-/** The value of one counter (summed over its series) in a Collector's Prometheus metrics. */
+/**
+ * The value of one counter (summed over its series) in a Collector's Prometheus metrics, named
+ * without the `_total` suffix (the Collector's own exporter leaves type suffixes out).
+ */
 export async function collectorCounter(metricsUrl: string, name: string): Promise<number> {
   const response = await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) });
   const text = await response.text();
@@ -135,7 +138,9 @@ export async function collectorCounter(metricsUrl: string, name: string): Promis
   for (const line of text.split('\n')) {
     if (line.startsWith('#')) continue;
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? ([0-9.e+-]+)/.exec(line);
-    if (match !== null && match[1] === name) sum += Number(match[3]);
+    if (match !== null && (match[1] === name || match[1] === `${name}_total`)) {
+      sum += Number(match[3]);
+    }
   }
   return sum;
 }
