@@ -387,7 +387,7 @@ describe(`${KUSTOMIZE_DIR} (kustomize base)`, () => {
 
     it('exports from the gateway to Tempo distributors and Jaeger, addresses set in its environment', () => {
       const hosts = Object.entries(gatewayTier.config.exporters).map(([id, value]) => {
-        expect(componentType(id)).toBe('otlp');
+        expect(componentType(id)).toBe('otlp_grpc');
         const endpoint = stringAt(mapAt(value, id).endpoint, `${id}.endpoint`);
         return parseEndpoint(expandEnv(endpoint, gatewayTier.container), id).host;
       });
