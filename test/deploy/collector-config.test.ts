@@ -155,7 +155,7 @@ describe('collector configurations', () => {
 
     it('sends the backends to Tempo distributors and Jaeger collectors', () => {
       const hosts = exporterTargets(backend).map((target) => target.endpoint.host);
-      expect(hosts).toEqual(expect.arrayContaining(['tempo-distributor', 'jaeger-collector']));
+      expect(hosts).toEqual(expect.arrayContaining(['tempo-distributor', 'jaeger']));
     });
   });
 });

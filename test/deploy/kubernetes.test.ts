@@ -392,7 +392,7 @@ describe(`${KUSTOMIZE_DIR} (kustomize base)`, () => {
         return parseEndpoint(expandEnv(endpoint, gatewayTier.container), id).host;
       });
       expect(hosts.some((host) => host.startsWith('tempo-distributor.'))).toBe(true);
-      expect(hosts.some((host) => host.startsWith('jaeger-collector.'))).toBe(true);
+      expect(hosts.some((host) => host === 'jaeger.jaeger.svc.cluster.local')).toBe(true);
     });
 
     it('lets the agent tier, which holds no state, scale out with an HPA', () => {
