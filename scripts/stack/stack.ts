@@ -485,3 +485,160 @@ export async function validateCollectorConfig(
   const [code] = (await once(child, 'close')) as [number | null];
   return { code, output };
 }
+
+/** A tag or a log field as Jaeger's query API gives it. */
+export interface JaegerKeyValue {
+  key: string;
+  type: string;
+  value: string | number | boolean;
+}
+
+/** A span as Jaeger's query API (`/api/traces`) gives it. */
+export interface JaegerSpan {
+  traceID: string;
+  spanID: string;
+  operationName: string;
+  references: { refType: string; traceID: string; spanID: string }[];
+  startTime: number;
+  duration: number;
+  tags: JaegerKeyValue[];
+  logs: { timestamp: number; fields: JaegerKeyValue[] }[];
+  processID: string;
+}
+
+/** A trace as Jaeger's query API gives it. */
+export interface JaegerTrace {
+  traceID: string;
+  spans: JaegerSpan[];
+  processes: Record<string, { serviceName: string; tags: JaegerKeyValue[] }>;
+}
+
+/** The value of a span's tag (or a log's field) `key`, if it has one. */
+export function tagOf(
+  item: { tags?: JaegerKeyValue[]; fields?: JaegerKeyValue[] },
+  key: string,
+): string | number | boolean | undefined {
+  return (item.tags ?? item.fields ?? []).find((entry) => entry.key === key)?.value;
+}
+
+/** The id of a span's parent (its CHILD_OF reference), if it has one. */
+export function parentOf(span: JaegerSpan): string | undefined {
+  return span.references.find((reference) => reference.refType === 'CHILD_OF')?.spanID;
+}
+
+/** Jaeger's HTTP query API: what it stores, read back as the UI reads it. */
+export class JaegerQuery {
+  readonly url: string;
+
+  constructor(url: string) {
+    this.url = url;
+  }
+
+  async #get(path: string): Promise<unknown> {
+    const response = await fetch(`${this.url}${path}`, { signal: AbortSignal.timeout(10_000) });
+    const body = (await response.json()) as { data?: unknown; errors?: unknown };
+    if (!response.ok) {
+      throw new StackError(`Jaeger ${path}: ${response.status} ${JSON.stringify(body.errors)}`);
+    }
+    return body.data;
+  }
+
+  /** The service names it has spans of. */
+  async services(): Promise<string[]> {
+    return ((await this.#get('/api/services')) as string[] | null) ?? [];
+  }
+
+  /**
+   * The traces of `service` in the last hour (up to `limit`), only those with a span carrying
+   * every tag of `tags` when given (Jaeger's tag search).
+   */
+  async traces(
+    service: string,
+    options: { tags?: Record<string, string>; limit?: number } = {},
+  ): Promise<JaegerTrace[]> {
+    const query = new URLSearchParams({
+      service,
+      lookback: '1h',
+      limit: String(options.limit ?? 1000),
+    });
+    if (options.tags !== undefined) query.set('tags', JSON.stringify(options.tags));
+    return ((await this.#get(`/api/traces?${query.toString()}`)) as JaegerTrace[] | null) ?? [];
+  }
+
+  /** One trace by id (32 hex), or `undefined` when Jaeger has none. */
+  async trace(traceId: string): Promise<JaegerTrace | undefined> {
+    const response = await fetch(`${this.url}/api/traces/${traceId}`, {
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (response.status === 404) return undefined;
+    const body = (await response.json()) as { data?: JaegerTrace[] };
+    return body.data?.[0];
+  }
+}
+
+/** One sample of an instant PromQL query's vector. */
+export interface PromSample {
+  metric: Record<string, string>;
+  value: [number, string];
+}
+
+/** Prometheus's HTTP API: an instant query, and the names it holds. */
+export class PrometheusQuery {
+  readonly url: string;
+
+  constructor(url: string) {
+    this.url = url;
+  }
+
+  /** The result vector of `promql` evaluated now. Throws on a query Prometheus refuses. */
+  async query(promql: string): Promise<PromSample[]> {
+    const response = await fetch(`${this.url}/api/v1/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ query: promql }).toString(),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = (await response.json()) as {
+      status: string;
+      error?: string;
+      data?: { resultType: string; result: PromSample[] };
+    };
+    if (body.status !== 'success') throw new StackError(`PromQL ${promql}: ${body.error}`);
+    return body.data?.resultType === 'vector' ? body.data.result : [];
+  }
+
+  /** Every metric name it stores. */
+  async names(): Promise<string[]> {
+    const response = await fetch(`${this.url}/api/v1/label/__name__/values`, {
+      signal: AbortSignal.timeout(10_000),
+    });
+    return ((await response.json()) as { data: string[] }).data;
+  }
+}
+
+/**
+ * Calls `probe` every 250 ms until it gives something other than `undefined`, and resolves to it;
+ * rejects after `timeoutMs` with `what` and the last value's description.
+ */
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      throw new StackError(
+        `${what}: not within ${timeoutMs / 1000} s${lastError === undefined ? '' : ` (${String(lastError)})`}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

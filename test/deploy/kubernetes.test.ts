@@ -346,7 +346,10 @@ describe(`${KUSTOMIZE_DIR} (kustomize base)`, () => {
       expect(agentTier.config.pipelines.traces?.exporters).toEqual([balancerId]);
       expect(balancer.routing_key).toBe('traceID');
       const dns = mapAt(mapAt(balancer.resolver, 'resolver').dns, 'resolver.dns');
-      const target = serviceTarget(stringAt(dns.hostname, 'hostname'), numberAt(dns.port, 'port'));
+      // A string: the load_balancing exporter's dns resolver refuses a number (the real
+      // Collector's `validate` says so; test-stack/validate.test.ts runs it).
+      const port = Number(stringAt(dns.port, 'resolver.dns.port'));
+      const target = serviceTarget(stringAt(dns.hostname, 'hostname'), port);
       expect(
         mapAt(target.service.raw.spec, 'spec').clusterIP,
         'a headless Service: one record per pod',
