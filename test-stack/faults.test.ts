@@ -1,117 +1,109 @@
 /**
  * Faults with the real Collector between the sidecar and Jaeger: the Collector SIGKILLed while
- * the sidecar exports, then started again; its `memory_limiter` refusing. What the sidecar ended
- * (its `--out` file, written as spans end) is compared span by span, by trace and span id, with
- * what Jaeger holds, read through Jaeger's query API with its adjusters off (`raw=true`), so a
- * span stored twice counts twice.
+ * the sidecar exports, then started again on the same ports; its `memory_limiter` refusing.
+ * What the sidecar ended (its `--out` file, written as each batch is ready) is compared span by
+ * span, by trace and span id, with what Jaeger stores, read through Jaeger's query API as stored
+ * (`raw`), so that a span stored twice counts twice.
  *
- * The Collector runs the repo's otel-collector-config.yaml with three changes, each a `yaml:`
- * override on the command line: Tempo left out (not built here), and no `batch` processor and no
- * `sending_queue` on the Jaeger exporter, so that the Collector answers a request only once
- * Jaeger took its spans. With the file as shipped, the Collector acknowledges spans as soon as
- * they are queued in its memory, and a SIGKILL loses what it acknowledged and had not yet sent:
- * no client can get those back (docs/scale.md gives the figure and the two ways out).
+ * The Collector runs the repo's otel-collector-config.yaml with three `yaml:` overrides: Tempo
+ * left out (not built here), and no `batch` processor and no `sending_queue` on the Jaeger
+ * exporter, so that it answers a request only once Jaeger took its spans. As shipped, the
+ * Collector acknowledges spans once they are queued in its memory, and a SIGKILL loses what it
+ * acknowledged and had not yet sent, which no client can get back: docs/scale.md measures it.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stackBinaries, type StackBinaries } from './binaries.js';
-import { startCollector, startJaeger, type RunningCollector, type RunningJaeger } from './fleet.js';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
-  compareDelivery,
-  storedSpans,
-  writtenSpans,
-  type Delivery,
-  type WrittenSpan,
-} from './jaeger-spans.js';
+  COLLECTOR_CONFIG,
+  eventually,
+  JaegerQuery,
+  startCollector,
+  startJaeger,
+  type Collector,
+  type Jaeger,
+} from '../scripts/stack/stack.js';
+import { killSidecars, type SidecarProcess } from '../test/sidecar/sidecar-process.js';
+import { readOtlpJsonLines } from './stack-peers.js';
+import { compareDelivery, storedSpans, type Delivery } from './jaeger-spans.js';
 import { planTurns, SPANS_PER_TURN } from './journal.js';
-import { freePort, killAll, sleep, waitFor, type Child } from './processes.js';
-import { endInput, feedTurns, startSidecar } from './sidecar-feed.js';
+import { endInput, feedTurns, startFedSidecar } from './sidecar-feed.js';
+import type { ReceivedSpan } from '../src/testing/index.js';
 
-/** The repo's Collector config, acknowledging only what Jaeger took (see the file comment). */
+/** The repo's Collector config acknowledging only what Jaeger took (see the file comment). */
 const END_TO_END = [
-  'otel-collector-config.yaml',
-  'yaml:service::pipelines::traces::processors: [memory_limiter, transform/mask-credentials]',
-  'yaml:service::pipelines::traces::exporters: [otlp_grpc/jaeger]',
-  'yaml:exporters::otlp_grpc/jaeger::sending_queue::enabled: false',
+  'service::pipelines::traces::processors: [memory_limiter, transform/mask-credentials]',
+  'service::pipelines::traces::exporters: [otlp_grpc/jaeger]',
+  'exporters::otlp_grpc/jaeger::sending_queue::enabled: false',
 ];
 
-let binaries: StackBinaries;
-let jaeger: RunningJaeger;
-let directory: string;
+const binaries = inject('stackBinaries');
+let jaeger: Jaeger;
+let query: JaegerQuery;
+const folder = mkdtempSync(join(tmpdir(), 'tooltrace-stack-faults-'));
+const collectors: Collector[] = [];
 
 beforeAll(async () => {
-  binaries = await stackBinaries();
   jaeger = await startJaeger(binaries.jaeger);
-  directory = await mkdtemp(join(tmpdir(), 'tooltrace-faults-'));
-}, 45 * 60_000);
-
+  query = new JaegerQuery(jaeger.queryUrl);
+});
+afterEach(async () => {
+  await killSidecars();
+  await Promise.all(collectors.splice(0).map((collector) => collector.process.kill()));
+});
 afterAll(async () => {
-  await jaeger?.child.stop();
-  await killAll();
-  if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+  await jaeger?.process.stop();
+  rmSync(folder, { recursive: true, force: true });
 });
 
-/** Ports and environment of one Collector, kept so that a restart binds the same ones. */
-interface CollectorSetup {
-  env: Record<string, string>;
-  health: string;
-  grpc: string;
-  http: string;
-}
-
-async function collectorSetup(): Promise<CollectorSetup> {
-  const [grpc, http, health] = await Promise.all([freePort(), freePort(), freePort()]);
-  const setup = {
-    grpc: `127.0.0.1:${grpc}`,
-    http: `127.0.0.1:${http}`,
-    health: `127.0.0.1:${health}`,
-  };
-  return {
-    ...setup,
-    env: {
-      OTELCOL_OTLP_GRPC_ENDPOINT: setup.grpc,
-      OTELCOL_OTLP_HTTP_ENDPOINT: setup.http,
-      OTELCOL_HEALTH_ENDPOINT: setup.health,
-      JAEGER_OTLP_ENDPOINT: jaeger.otlpGrpcEndpoint,
-    },
-  };
-}
-
-function collector(setup: CollectorSetup, configs: readonly string[]): Promise<RunningCollector> {
-  return startCollector('collector', {
-    binary: binaries.collector,
-    configs,
-    env: setup.env,
-    healthEndpoint: setup.health,
+/** Starts a Collector sending to Jaeger (on `ports` when given: a restart binds the same ones). */
+async function collector(
+  options: { configs?: string[]; ports?: Collector } = {},
+): Promise<Collector> {
+  const port = (url: string): number => Number(new URL(url).port);
+  const started = await startCollector(binaries.collector, {
+    ...(options.configs === undefined ? {} : { configs: options.configs }),
+    overrides: END_TO_END,
+    env: { JAEGER_OTLP_ENDPOINT: jaeger.otlpGrpcEndpoint },
+    ...(options.ports === undefined
+      ? {}
+      : {
+          ports: {
+            otlpHttp: port(options.ports.otlpHttpUrl),
+            otlpGrpc: port(options.ports.otlpGrpcUrl),
+            health: port(options.ports.healthUrl),
+            metrics: port(options.ports.metricsUrl),
+          },
+        }),
   });
+  collectors.push(started);
+  return started;
 }
 
 /**
- * Waits (at most 30 s) until Jaeger holds at least as many spans of `service` as the sidecar
- * wrote, then a second more (a late duplicate would show), and compares.
+ * Waits (at most 30 s) until Jaeger stores at least as many spans of `service` as the sidecar
+ * ended, then a second more (a late copy would show), and compares them span by span.
  */
-async function deliveryOf(service: string, written: readonly WrittenSpan[]): Promise<Delivery> {
-  await waitFor(
-    `Jaeger holding the ${written.length} spans of ${service}`,
-    async () =>
-      (await storedSpans(jaeger.url, service)).length >= written.length ? true : undefined,
+async function deliveryOf(service: string, written: readonly ReceivedSpan[]): Promise<Delivery> {
+  await eventually(
+    `Jaeger storing the ${written.length} spans of ${service}`,
+    async () => ((await storedSpans(query, service)).length >= written.length ? true : undefined),
     30_000,
-    500,
   ).catch(() => undefined);
-  await sleep(1000);
-  return compareDelivery(written, await storedSpans(jaeger.url, service));
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  return compareDelivery(written, await storedSpans(query, service));
 }
 
 /** The last status line of a sidecar that wrote and exported `count` spans, none left. */
 function allDelivered(count: number): RegExp {
-  return new RegExp(`\\b${count} spans written to .+, ${count} exported to .+, 0 waiting$`);
+  return new RegExp(`\\b${count} spans written to .+, ${count} exported to .+, 0 waiting\\n?$`);
 }
 
-/** The sidecar's last status line: `… N spans exported …, M waiting`. */
-function lastStatus(sidecar: Child): string {
-  return sidecar.output
+/** The sidecar's last status line (`… N spans written to …, M exported to …, K waiting`). */
+function lastStatus(sidecar: SidecarProcess): string {
+  return sidecar
+    .stderr()
     .split('\n')
     .filter((line) => / waiting$/.test(line))
     .at(-1)!;
@@ -119,45 +111,45 @@ function lastStatus(sidecar: Child): string {
 
 describe('the sidecar against a real Collector that fails', () => {
   describe.each(['http/protobuf', 'grpc'] as const)(
-    'the Collector killed mid-stream and started again (%s)',
+    'the Collector killed (SIGKILL) mid-stream and started again (%s)',
     (protocol) => {
       it('delivers every span of the run to Jaeger exactly once, and exits 0 saying export failed and worked again', async () => {
-        const setup = await collectorSetup();
-        let running = await collector(setup, END_TO_END);
+        const first = await collector();
         const service = `faults-kill-${protocol.replace('/', '-')}`;
-        const outFile = join(directory, `${service}.jsonl`);
-        const sidecar = startSidecar(`sidecar ${protocol}`, {
-          endpoint: protocol === 'grpc' ? `http://${setup.grpc}` : `http://${setup.http}`,
+        const outFile = join(folder, `${service}.jsonl`);
+        const sidecar = startFedSidecar({
+          endpoint: protocol === 'grpc' ? first.otlpGrpcUrl : first.otlpHttpUrl,
           protocol,
           service,
           outFile,
         });
         const turns = planTurns(1200, { prefix: service, errorEvery: 10, cancelledEvery: 10 });
         const feeding = feedTurns(sidecar, turns, { perSecond: 200 });
-        // Killed once spans are flowing into Jaeger: a third of the way through the feed.
-        await waitFor(
+        // Killed once spans flow into Jaeger, a second later: about a third into the feed.
+        await eventually(
           'the first spans in Jaeger',
-          async () => ((await storedSpans(jaeger.url, service, 100)).length > 0 ? true : undefined),
+          async () => ((await storedSpans(query, service)).length > 0 ? true : undefined),
           20_000,
         );
-        await sleep(1000);
-        const beforeKill = (await storedSpans(jaeger.url, service)).length;
-        await running.child.stop('SIGKILL');
-        await sleep(2000);
-        running = await collector(setup, END_TO_END);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        const beforeKill = (await storedSpans(query, service)).length;
+        await first.process.kill();
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        await collector({ ports: first });
         await feeding;
         const code = await endInput(sidecar, 90_000);
 
-        const written = await writtenSpans(outFile);
+        const written = readOtlpJsonLines(outFile);
         const delivery = await deliveryOf(service, written);
-        const report = {
-          protocol,
-          beforeKill,
-          ...delivery,
-          duplicated: delivery.duplicated.length,
-        };
-        console.log(`faults: collector killed mid-stream: ${JSON.stringify(report)}`);
-        await running.child.stop();
+        console.log(
+          `faults: the Collector killed mid-stream (${protocol}): ${JSON.stringify({
+            beforeKill,
+            ...delivery,
+            missing: delivery.missing.length,
+            duplicated: delivery.duplicated.length,
+            unknown: delivery.unknown.length,
+          })}`,
+        );
 
         expect(written).toHaveLength(turns.length * SPANS_PER_TURN);
         // The kill fell in the middle of the run: some spans were in Jaeger, not all.
@@ -167,12 +159,10 @@ describe('the sidecar against a real Collector that fails', () => {
         expect(delivery.duplicated).toEqual([]);
         expect(delivery.unknown).toEqual([]);
         expect(delivery.once).toBe(written.length);
-        expect(code, sidecar.output.slice(-3000)).toBe(0);
-        expect(sidecar.output).toMatch(/export failed \(.+\); retrying, nothing is dropped/);
-        expect(sidecar.output).toMatch(/export to .+ works again/);
-        expect(lastStatus(sidecar)).toMatch(
-          allDelivered(written.length),
-        );
+        expect(code, sidecar.stderr().slice(-3000)).toBe(0);
+        expect(sidecar.stderr()).toMatch(/export failed \(.+\); retrying, nothing is dropped/);
+        expect(sidecar.stderr()).toMatch(/export to .+ works again/);
+        expect(lastStatus(sidecar)).toMatch(allDelivered(written.length));
       }, 180_000);
     },
   );
@@ -185,76 +175,72 @@ describe('the sidecar against a real Collector that fails', () => {
       'processors:\n  memory_limiter:\n    limit_mib: 400\n    spike_limit_mib: 100\n';
 
     /**
-     * Waits (at most 10 s) for the memory_limiter's first check, a second after start: until
+     * Starts a Collector whose limits come from the file `limits` (holding `REFUSING`), and
+     * waits (at most 10 s) for the memory_limiter's first check, a second after start: until
      * then it lets everything through.
      */
-    async function refusing(running: RunningCollector): Promise<void> {
-      await waitFor(
+    async function refusingCollector(limits: string): Promise<Collector> {
+      writeFileSync(limits, REFUSING);
+      const running = await collector({ configs: [COLLECTOR_CONFIG, limits] });
+      await eventually(
         'the memory_limiter refusing data',
-        async () => (running.child.output.includes('Refusing data') ? true : undefined),
+        () => Promise.resolve(running.process.log().includes('Refusing data') ? true : undefined),
         10_000,
       );
+      return running;
     }
 
     it('has the sidecar keep and retry its spans; once the limit is raised (SIGHUP) all arrive exactly once, exit 0', async () => {
-      const setup = await collectorSetup();
-      const limits = join(directory, 'limits.yaml');
-      await writeFile(limits, REFUSING);
-      const running = await collector(setup, [...END_TO_END, limits]);
-      await refusing(running);
+      const limits = join(folder, 'limits.yaml');
+      const running = await refusingCollector(limits);
       const service = 'faults-memory-limiter';
-      const outFile = join(directory, `${service}.jsonl`);
-      const sidecar = startSidecar('sidecar memory_limiter', {
-        endpoint: `http://${setup.http}`,
+      const outFile = join(folder, `${service}.jsonl`);
+      const sidecar = startFedSidecar({
+        endpoint: running.otlpHttpUrl,
         protocol: 'http/protobuf',
         service,
         outFile,
       });
       const turns = planTurns(300, { prefix: service, errorEvery: 10 });
       await feedTurns(sidecar, turns, { perSecond: 300 });
-      await waitFor(
-        'the sidecar told of a refusal',
-        async () => (/export failed \(503/.test(sidecar.output) ? true : undefined),
-        20_000,
-      );
-      await sleep(2000);
-      const whileRefusing = (await storedSpans(jaeger.url, service)).length;
-      // The operator raises the limit; the Collector reloads its configuration on SIGHUP.
-      await writeFile(limits, SHIPPED);
-      running.child.process.kill('SIGHUP');
+      await sidecar.waitForStderr(/export failed \(503/, 20_000);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const whileRefusing = (await storedSpans(query, service)).length;
+      // The operator raises the limit; the Collector reads its configuration again on SIGHUP.
+      writeFileSync(limits, SHIPPED);
+      running.process.child.kill('SIGHUP');
       const code = await endInput(sidecar, 90_000);
 
-      const written = await writtenSpans(outFile);
+      const written = readOtlpJsonLines(outFile);
       const delivery = await deliveryOf(service, written);
       console.log(
-        `faults: memory_limiter refusing, then raised: ${JSON.stringify({ whileRefusing, ...delivery, duplicated: delivery.duplicated.length })}`,
+        `faults: memory_limiter refusing, then raised: ${JSON.stringify({
+          whileRefusing,
+          ...delivery,
+          missing: delivery.missing.length,
+          duplicated: delivery.duplicated.length,
+          unknown: delivery.unknown.length,
+        })}`,
       );
-      await running.child.stop();
 
       expect(whileRefusing).toBe(0);
       expect(written).toHaveLength(turns.length * SPANS_PER_TURN);
       expect(delivery.missing).toEqual([]);
       expect(delivery.duplicated).toEqual([]);
       expect(delivery.once).toBe(written.length);
-      expect(code, sidecar.output.slice(-3000)).toBe(0);
-      expect(sidecar.output).toMatch(
-        /export failed \(503.*memory.*\); retrying, nothing is dropped/,
+      expect(code, sidecar.stderr().slice(-3000)).toBe(0);
+      expect(sidecar.stderr()).toMatch(
+        /export failed \(503.*data refused due to high memory usage.*\); retrying, nothing is dropped/,
       );
-      expect(lastStatus(sidecar)).toMatch(
-        allDelivered(written.length),
-      );
+      expect(lastStatus(sidecar)).toMatch(allDelivered(written.length));
     }, 180_000);
 
-    it('refusing to the end: the sidecar exits 4 and says how many spans were not delivered; Jaeger holds none', async () => {
-      const setup = await collectorSetup();
-      const limits = join(directory, 'limits-refusing.yaml');
-      await writeFile(limits, REFUSING);
-      const running = await collector(setup, [...END_TO_END, limits]);
-      await refusing(running);
+    it('refusing to the end: the sidecar exits 4 and says how many spans were not delivered; Jaeger stores none', async () => {
+      const running = await refusingCollector(join(folder, 'limits-refusing.yaml'));
       const service = 'faults-memory-limiter-to-the-end';
-      const outFile = join(directory, `${service}.jsonl`);
-      const sidecar = startSidecar('sidecar refused', {
-        endpoint: `http://${setup.http}`,
+      const outFile = join(folder, `${service}.jsonl`);
+      const sidecar = startFedSidecar({
+        endpoint: running.otlpHttpUrl,
         protocol: 'http/protobuf',
         service,
         outFile,
@@ -263,18 +249,19 @@ describe('the sidecar against a real Collector that fails', () => {
       const turns = planTurns(100, { prefix: service });
       await feedTurns(sidecar, turns, { perSecond: 500 });
       const code = await endInput(sidecar, 30_000);
-      const written = await writtenSpans(outFile);
-      await sleep(1500);
-      const stored = await storedSpans(jaeger.url, service);
-      await running.child.stop();
+      const written = readOtlpJsonLines(outFile);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const stored = await storedSpans(query, service);
 
       expect(written).toHaveLength(turns.length * SPANS_PER_TURN);
       expect(stored).toEqual([]);
-      expect(code, sidecar.output.slice(-3000)).toBe(4);
-      expect(sidecar.output).toContain(
+      expect(code, sidecar.stderr().slice(-3000)).toBe(4);
+      expect(sidecar.stderr()).toContain(
         `shutdown timeout: ${written.length} spans were not delivered to`,
       );
-      expect(sidecar.output).toMatch(/spans were not delivered: \d+ to .+; exit code 4/);
+      expect(sidecar.stderr()).toMatch(
+        new RegExp(`spans were not delivered: ${written.length} to .+; exit code 4`),
+      );
     }, 120_000);
   });
 });

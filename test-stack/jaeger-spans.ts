@@ -1,102 +1,30 @@
-import { readFile } from 'node:fs/promises';
-import { decodeTraceRequest } from '../src/otlp/index.js';
+import type { ReceivedSpan } from '../src/testing/index.js';
+import { parentOf, type JaegerQuery } from '../scripts/stack/stack.js';
 
-/** A span as Jaeger's query API (`/api/traces`) returns it, reduced to what the checks read. */
+/** A span as Jaeger stores it, reduced to what the delivery checks read. */
 export interface StoredSpan {
   traceId: string;
   spanId: string;
   /** The CHILD_OF reference's span id, `''` for a root. */
   parentSpanId: string;
   name: string;
-  /** Tags, by key (Jaeger's `otel.status_code`, `error`, the span's own attributes). */
-  tags: Record<string, unknown>;
-}
-
-interface JaegerTrace {
-  traceID: string;
-  spans: {
-    traceID: string;
-    spanID: string;
-    operationName: string;
-    references?: { refType: string; traceID: string; spanID: string }[];
-    tags?: { key: string; value: unknown }[];
-  }[];
 }
 
 /**
- * Every span Jaeger holds for the traces of `service` (up to `limit` traces), read through its
- * query API with `raw=true`: Jaeger's adjusters, which by default fold identical copies of a
- * span into one, are skipped, so a span stored twice is counted twice.
+ * Every span Jaeger holds for the traces of `service`, read through its query API as stored
+ * (`raw`): a span stored twice is counted twice, where Jaeger's default view would fold the
+ * identical copies into one.
  */
-export async function storedSpans(
-  jaegerUrl: string,
-  service: string,
-  limit = 20_000,
-): Promise<StoredSpan[]> {
-  const url = new URL('/api/traces', jaegerUrl);
-  url.searchParams.set('service', service);
-  url.searchParams.set('limit', String(limit));
-  url.searchParams.set('lookback', '2h');
-  url.searchParams.set('raw', 'true');
-  const response = await fetch(url, { signal: AbortSignal.timeout(15_000) });
-  if (!response.ok) {
-    throw new Error(
-      `GET ${url.pathname}${url.search}: ${response.status} ${await response.text()}`,
-    );
-  }
-  const body = (await response.json()) as { data: JaegerTrace[] | null };
-  return (body.data ?? []).flatMap((trace) => trace.spans.map(toStoredSpan));
-}
-
-/** One trace by id, as Jaeger shows it by default (adjusted: identical copies folded). */
-export async function shownTrace(jaegerUrl: string, traceId: string): Promise<StoredSpan[]> {
-  const url = new URL(`/api/traces/${traceId}`, jaegerUrl);
-  const response = await fetch(url, { signal: AbortSignal.timeout(15_000) });
-  if (response.status === 404) return [];
-  if (!response.ok) throw new Error(`GET ${url.pathname}: ${response.status}`);
-  const body = (await response.json()) as { data: JaegerTrace[] | null };
-  return (body.data ?? []).flatMap((trace) => trace.spans.map(toStoredSpan));
-}
-
-function toStoredSpan(span: JaegerTrace['spans'][number]): StoredSpan {
-  const parent = span.references?.find((reference) => reference.refType === 'CHILD_OF');
-  return {
-    traceId: span.traceID,
-    spanId: span.spanID,
-    parentSpanId: parent?.spanID ?? '',
-    name: span.operationName,
-    tags: Object.fromEntries((span.tags ?? []).map((tag) => [tag.key, tag.value])),
-  };
-}
-
-/** A span as the sidecar wrote it to its `--out` file: what it ended, the ground truth. */
-export interface WrittenSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  name: string;
-  statusCode: number;
-  attributes: Record<string, unknown>;
-}
-
-/** Every span in an OTLP JSON lines file (the sidecar's `--out`), one export request a line. */
-export async function writtenSpans(path: string): Promise<WrittenSpan[]> {
-  const text = await readFile(path, 'utf8');
-  const spans: WrittenSpan[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    for (const span of decodeTraceRequest(Buffer.from(line), 'application/json')) {
-      spans.push({
-        traceId: span.traceId,
-        spanId: span.spanId,
-        parentSpanId: span.parentSpanId,
-        name: span.name,
-        statusCode: span.status.code,
-        attributes: span.attributes,
-      });
-    }
-  }
-  return spans;
+export async function storedSpans(jaeger: JaegerQuery, service: string): Promise<StoredSpan[]> {
+  const traces = await jaeger.traces(service, { limit: 50_000, raw: true });
+  return traces.flatMap((trace) =>
+    trace.spans.map((span) => ({
+      traceId: span.traceID,
+      spanId: span.spanID,
+      parentSpanId: parentOf(span) ?? '',
+      name: span.operationName,
+    })),
+  );
 }
 
 /** `traceId/spanId`: one span's identity. */
@@ -113,20 +41,22 @@ export function countByKey(
   return counts;
 }
 
-/** What Jaeger holds of the spans the sidecar wrote: missing, held once, held more than once. */
+/** What Jaeger holds of the spans a sidecar ended: missing, held once, held more than once. */
 export interface Delivery {
+  /** Spans the sidecar ended (its `--out` file). */
   written: number;
+  /** Of those, held exactly once. */
   once: number;
   missing: string[];
   /** Span keys held more than once, with how many copies. */
   duplicated: [string, number][];
-  /** Spans Jaeger holds that the sidecar never wrote (must be none). */
+  /** Spans Jaeger holds for the service that the sidecar never ended (must be none). */
   unknown: string[];
 }
 
-/** Compares what the sidecar wrote with what Jaeger holds, span by span. */
+/** Compares what a sidecar ended with what Jaeger holds, span by span. */
 export function compareDelivery(
-  written: readonly WrittenSpan[],
+  written: readonly ReceivedSpan[],
   stored: readonly StoredSpan[],
 ): Delivery {
   const held = countByKey(stored);

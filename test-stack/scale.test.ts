@@ -10,124 +10,102 @@
  * rest). Then one backend is SIGKILLed in the middle of a run and what is lost is counted:
  * docs/scale.md gives the figure.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stackBinaries, type StackBinaries } from './binaries.js';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
-  collectorCounter,
+  eventually,
+  JaegerQuery,
+  ROOT,
   startCollector,
   startJaeger,
-  type RunningCollector,
-  type RunningJaeger,
-} from './fleet.js';
-import {
-  countByKey,
-  spanKey,
-  storedSpans,
-  writtenSpans,
-  type StoredSpan,
-  type WrittenSpan,
-} from './jaeger-spans.js';
-import { planTurns, type TurnPlan } from './journal.js';
-import { freePort, killAll, sleep, waitFor, type Child } from './processes.js';
-import { endInput, feedTurns, startSidecar } from './sidecar-feed.js';
+  type Collector,
+  type Jaeger,
+} from '../scripts/stack/stack.js';
+import { killSidecars } from '../test/sidecar/sidecar-process.js';
+import type { ReceivedSpan } from '../src/testing/index.js';
+import { collectorCounter } from './collector-metrics.js';
+import { countByKey, spanKey, storedSpans, type StoredSpan } from './jaeger-spans.js';
+import { planTurns, SPANS_PER_TURN, type TurnPlan } from './journal.js';
+import { endInput, feedTurns, startFedSidecar } from './sidecar-feed.js';
+import { readOtlpJsonLines } from './stack-peers.js';
 
-/** The backends as shipped, minus Tempo (not built here: AGPL). */
-const BACKEND = [
-  'deploy/collector-backend.yaml',
-  'yaml:service::pipelines::traces::exporters: [otlp_grpc/jaeger]',
-];
-const GATEWAY = ['deploy/collector-gateway.yaml'];
+/** The backends' config as shipped, minus Tempo (not built here: AGPL). */
+const BACKEND = join(ROOT, 'deploy/collector-backend.yaml');
+const BACKEND_OVERRIDES = ['service::pipelines::traces::exporters: [otlp_grpc/jaeger]'];
+const GATEWAY = join(ROOT, 'deploy/collector-gateway.yaml');
 /** The backends' tail_sampling decision_wait, as shipped. */
 const DECISION_WAIT_MS = 10_000;
 
-let binaries: StackBinaries;
-let jaeger: RunningJaeger;
-let directory: string;
-const backends: RunningCollector[] = [];
-let gateway: RunningCollector;
-let gatewayHttp: string;
+const binaries = inject('stackBinaries');
+let jaeger: Jaeger;
+let query: JaegerQuery;
+const folder = mkdtempSync(join(tmpdir(), 'tooltrace-stack-scale-'));
+const backends: Collector[] = [];
+let gateway: Collector;
 
 beforeAll(async () => {
-  binaries = await stackBinaries();
   jaeger = await startJaeger(binaries.jaeger);
-  directory = await mkdtemp(join(tmpdir(), 'tooltrace-scale-'));
-  const backendAddresses: string[] = [];
+  query = new JaegerQuery(jaeger.queryUrl);
   for (const name of ['backend-1', 'backend-2']) {
-    const [grpc, health] = await Promise.all([freePort(), freePort()]);
     backends.push(
-      await startCollector(name, {
-        binary: binaries.collector,
-        configs: BACKEND,
-        env: {
-          OTELCOL_OTLP_GRPC_ENDPOINT: `127.0.0.1:${grpc}`,
-          OTELCOL_HEALTH_ENDPOINT: `127.0.0.1:${health}`,
-          JAEGER_OTLP_ENDPOINT: jaeger.otlpGrpcEndpoint,
-        },
-        healthEndpoint: `127.0.0.1:${health}`,
+      await startCollector(binaries.collector, {
+        name,
+        configs: [BACKEND],
+        overrides: BACKEND_OVERRIDES,
+        env: { JAEGER_OTLP_ENDPOINT: jaeger.otlpGrpcEndpoint },
       }),
     );
-    backendAddresses.push(`127.0.0.1:${grpc}`);
   }
-  const [grpc, http, health] = await Promise.all([freePort(), freePort(), freePort()]);
-  gatewayHttp = `http://127.0.0.1:${http}`;
-  gateway = await startCollector('gateway', {
-    binary: binaries.collector,
-    configs: GATEWAY,
-    env: {
-      OTELCOL_OTLP_GRPC_ENDPOINT: `127.0.0.1:${grpc}`,
-      OTELCOL_OTLP_HTTP_ENDPOINT: `127.0.0.1:${http}`,
-      OTELCOL_HEALTH_ENDPOINT: `127.0.0.1:${health}`,
-      COLLECTOR_BACKENDS: `[${backendAddresses.join(', ')}]`,
-    },
-    healthEndpoint: `127.0.0.1:${health}`,
+  const addresses = backends.map((backend) => new URL(backend.otlpGrpcUrl).host);
+  gateway = await startCollector(binaries.collector, {
+    name: 'gateway',
+    configs: [GATEWAY],
+    env: { COLLECTOR_BACKENDS: `[${addresses.join(', ')}]` },
   });
-}, 45 * 60_000);
-
+}, 120_000);
+afterEach(killSidecars);
 afterAll(async () => {
-  await Promise.all([gateway, ...backends, jaeger].map((part) => part?.child.stop()));
-  await killAll();
-  if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+  await Promise.all([gateway, ...backends, jaeger].map((part) => part?.process.kill()));
+  rmSync(folder, { recursive: true, force: true });
 });
 
-/** What the two sidecars of one run ended, and what Jaeger holds of it. */
+/** What the two sidecars of one run ended, and what Jaeger stores of it. */
 interface Run {
-  written: WrittenSpan[];
+  written: ReceivedSpan[];
   stored: StoredSpan[];
   codes: (number | null)[];
-  sidecars: Child[];
+  stderr: string[];
 }
 
 /**
- * Feeds `turns` (split between two sidecars, one on http/protobuf, one on grpc... both to the
- * gateway over OTLP/HTTP) at `perSecond` each, calls `during` halfway, ends their input, then
- * waits for the backends to decide (decision_wait and the batch timeout) and for Jaeger's
- * count to stop changing.
+ * Feeds each sidecar its half of the turns at `perSecond`, both exporting to the gateway over
+ * OTLP/HTTP; calls `during` once the first sidecar is halfway; ends their input; then waits for
+ * the backends to decide (decision_wait, then the batch timeout) and for Jaeger's count to stop
+ * changing (at most 45 s more).
  */
 async function run(
   service: string,
-  turns: readonly [TurnPlan[], TurnPlan[]],
+  halves: readonly [TurnPlan[], TurnPlan[]],
   options: { perSecond: number; slow?: Set<TurnPlan>; during?: () => Promise<void> },
 ): Promise<Run> {
-  const sidecars = turns.map((_, index) =>
-    startSidecar(`sidecar ${index + 1}`, {
-      endpoint: gatewayHttp,
-      protocol: 'http/protobuf',
-      service,
-      outFile: join(directory, `${service}-${index + 1}.jsonl`),
-    }),
+  const outFiles = halves.map((_, index) => join(folder, `${service}-${index + 1}.jsonl`));
+  const sidecars = outFiles.map((outFile) =>
+    startFedSidecar({ endpoint: gateway.otlpHttpUrl, protocol: 'http/protobuf', service, outFile }),
   );
   let halfway: Promise<void> = Promise.resolve();
+  const half = Math.floor(halves[0].length / 2);
   await Promise.all(
     sidecars.map((sidecar, index) =>
-      feedTurns(sidecar, turns[index]!, {
+      feedTurns(sidecar, halves[index]!, {
         perSecond: options.perSecond,
         ...(options.slow === undefined ? {} : { slow: options.slow }),
         onProgress: (started) => {
-          if (index === 0 && started === Math.floor(turns[0].length / 2) && options.during) {
-            halfway = options.during();
+          if (index === 0 && options.during !== undefined && started >= half) {
+            const during = options.during;
+            options = { ...options, during: undefined };
+            halfway = during();
           }
         },
       }),
@@ -135,26 +113,25 @@ async function run(
   );
   await halfway;
   const codes = await Promise.all(sidecars.map((sidecar) => endInput(sidecar, 90_000)));
-  const written = (
-    await Promise.all(
-      sidecars.map((_, index) => writtenSpans(join(directory, `${service}-${index + 1}.jsonl`))),
-    )
-  ).flat();
+  const written = outFiles.flatMap((outFile) => readOtlpJsonLines(outFile));
   // Nothing shows before decision_wait; then the count settles.
-  await sleep(DECISION_WAIT_MS);
+  await new Promise((resolve) => setTimeout(resolve, DECISION_WAIT_MS));
   let last = -1;
-  const stored = await waitFor(
+  let lastChange = Date.now();
+  const stored = await eventually(
     `Jaeger's count of ${service} settling`,
     async () => {
-      const spans = await storedSpans(jaeger.url, service);
-      const settled = spans.length === last && spans.length > 0;
-      last = spans.length;
-      return settled ? spans : undefined;
+      const spans = await storedSpans(query, service);
+      if (spans.length !== last) {
+        last = spans.length;
+        lastChange = Date.now();
+        return undefined;
+      }
+      return Date.now() - lastChange >= 3000 ? spans : undefined;
     },
     45_000,
-    3000,
   );
-  return { written, stored, codes, sidecars };
+  return { written, stored, codes, stderr: sidecars.map((sidecar) => sidecar.stderr()) };
 }
 
 /** Spans by trace id. */
@@ -169,11 +146,11 @@ function byTrace<T extends { traceId: string }>(spans: readonly T[]): Map<string
 }
 
 /** How the sidecar's spans tell a trace's kind (what the policies look at). */
-function kindOf(spans: readonly WrittenSpan[]): 'inflight' | 'cancelled' | 'error' | 'ok' {
+function kindOf(spans: readonly ReceivedSpan[]): 'inflight' | 'cancelled' | 'error' | 'ok' {
   if (spans.some((span) => span.attributes['tooltrace.inflight'] === true)) return 'inflight';
   if (spans.some((span) => span.attributes['tooltrace.tool.cancelled'] === true))
     return 'cancelled';
-  if (spans.some((span) => span.statusCode === 2)) return 'error';
+  if (spans.some((span) => span.status.code === 2)) return 'error';
   return 'ok';
 }
 
@@ -188,7 +165,7 @@ describe('two backend Collectors behind a gateway Collector, fed by two sidecars
     const slow = new Set(
       halves.flat().filter((turn, index) => turn.outcome === 'ok' && index % 20 === 5),
     );
-    const { written, stored, codes, sidecars } = await run(service, halves, {
+    const { written, stored, codes, stderr } = await run(service, halves, {
       perSecond: 100,
       slow,
     });
@@ -217,10 +194,8 @@ describe('two backend Collectors behind a gateway Collector, fed by two sidecars
       `scale: sampling: ${JSON.stringify({ offered, kept, partial: partial.length, accepted })}`,
     );
 
-    expect(codes, sidecars.map((sidecar) => sidecar.output.slice(-2000)).join('\n')).toEqual([
-      0, 0,
-    ]);
-    expect(written).toHaveLength(halves.flat().length * 3 + slow.size);
+    expect(codes, stderr.map((text) => text.slice(-2000)).join('\n')).toEqual([0, 0]);
+    expect(written).toHaveLength(halves.flat().length * SPANS_PER_TURN + slow.size);
     // Routed by trace id to both backends.
     for (const count of accepted) expect(count).toBeGreaterThan(0);
     expect([...countByKey(stored).values()].filter((count) => count > 1)).toEqual([]);
@@ -244,7 +219,7 @@ describe('two backend Collectors behind a gateway Collector, fed by two sidecars
     const { written, stored, codes } = await run(service, halves, {
       perSecond: 100,
       during: async () => {
-        await backends[1]!.child.stop('SIGKILL');
+        await backends[1]!.process.kill();
       },
     });
     const writtenTraces = byTrace(written);

@@ -1,38 +1,28 @@
 import { once } from 'node:events';
-import { Child, sleep } from './processes.js';
+import { startSidecar, type SidecarProcess } from '../test/sidecar/sidecar-process.js';
 import { PAUSE, turnLines, type TurnPlan } from './journal.js';
 
-/** Options for {@link startSidecar}. */
-export interface StackSidecarOptions {
-  /** OTLP endpoint: the HTTP base URL, or the gRPC server address. */
+/** Options for {@link startFedSidecar}. */
+export interface FedSidecarOptions {
+  /** OTLP endpoint: the HTTP base URL, or the gRPC server's `http://host:port`. */
   endpoint: string;
   protocol: 'http/protobuf' | 'http/json' | 'grpc';
   /** `service.name` of its spans: what the Jaeger queries look for. */
   service: string;
-  /** Its `--out` file: every span it ended, written as it ends (the ground truth). */
+  /** Its `--out` file: every span it ended, written as each batch is ready (the ground truth). */
   outFile: string;
   /** @default '60s' */
   shutdownTimeout?: string;
-  /** More flags. */
-  args?: readonly string[];
 }
 
 /**
- * Starts `tooltrace sidecar --stdin` (the built `dist/cli.js`) exporting to `endpoint` and
- * writing every span to `outFile` as well; metrics off (the configs under test carry traces).
+ * Starts `tooltrace sidecar --stdin` (the built CLI) exporting to `endpoint` and writing every
+ * span to `outFile` as well, its standard input kept open for {@link feedTurns}; metrics off
+ * (the Collector configs under test carry traces).
  */
-export function startSidecar(name: string, options: StackSidecarOptions): Child {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const key of Object.keys(env)) {
-    if (key.startsWith('OTEL_') || key.startsWith('TOOLTRACE_')) delete env[key];
-  }
-  env.OTEL_METRICS_EXPORTER = 'none';
-  return new Child(
-    name,
-    process.execPath,
+export function startFedSidecar(options: FedSidecarOptions): SidecarProcess {
+  return startSidecar(
     [
-      'dist/cli.js',
-      'sidecar',
       '--stdin',
       '--otlp-endpoint',
       options.endpoint,
@@ -46,9 +36,8 @@ export function startSidecar(name: string, options: StackSidecarOptions): Child 
       '0',
       '--shutdown-timeout',
       options.shutdownTimeout ?? '60s',
-      ...(options.args ?? []),
     ],
-    env,
+    { env: { OTEL_METRICS_EXPORTER: 'none' }, keepStdinOpen: true },
   );
 }
 
@@ -56,11 +45,11 @@ export function startSidecar(name: string, options: StackSidecarOptions): Child 
 export interface FeedOptions {
   /** Turns started a second. */
   perSecond: number;
-  /** Turns whose call stays open this long before its result (in-flight snapshots). */
+  /** Turns whose call stays open `slowMs` before its result (in-flight snapshots). */
   slow?: ReadonlySet<TurnPlan>;
   /** @default 1500 */
   slowMs?: number;
-  /** Called after each turn is started, with how many were. */
+  /** Called after each tick's turns were written, with how many were started so far. */
   onProgress?: (started: number) => void;
 }
 
@@ -70,13 +59,13 @@ export interface FeedOptions {
  * every line is written. Standard input stays open.
  */
 export async function feedTurns(
-  sidecar: Child,
+  sidecar: SidecarProcess,
   turns: readonly TurnPlan[],
   options: FeedOptions,
 ): Promise<void> {
-  const stdin = sidecar.process.stdin!;
+  const stdin = sidecar.child.stdin!;
   const write = async (text: string): Promise<void> => {
-    if (!stdin.write(text)) await once(stdin, 'drain');
+    if (text !== '' && !stdin.write(text)) await once(stdin, 'drain');
   };
   const tickMs = 50;
   const perTick = Math.max(1, Math.round((options.perSecond * tickMs) / 1000));
@@ -89,12 +78,12 @@ export async function feedTurns(
       for (let next = lines.next(); !next.done; next = lines.next()) {
         if (next.value === PAUSE) {
           finishing.push(
-            sleep(options.slowMs ?? 1500).then(async () => {
+            new Promise((resolve) => setTimeout(resolve, options.slowMs ?? 1500)).then(() => {
               let rest = '';
               for (let more = lines.next(); !more.done; more = lines.next()) {
                 if (more.value !== PAUSE) rest += `${more.value}\n`;
               }
-              await write(rest);
+              return write(rest);
             }),
           );
           break;
@@ -105,15 +94,18 @@ export async function feedTurns(
     await write(text);
     options.onProgress?.(Math.min(turns.length, index + perTick));
     const due = started + ((index + perTick) / perTick) * tickMs;
-    if (due > Date.now()) await sleep(due - Date.now());
+    if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
   }
   await Promise.all(finishing);
 }
 
-/** Ends the sidecar's input and waits (at most `timeoutMs`) for it to exit; its exit code. */
-export async function endInput(sidecar: Child, timeoutMs: number): Promise<number | null> {
-  sidecar.process.stdin!.end();
-  const timer = setTimeout(() => sidecar.process.kill('SIGKILL'), timeoutMs);
+/**
+ * Ends the sidecar's input and waits for it to exit (SIGKILL after `timeoutMs`, so a hung
+ * sidecar fails the test instead of hanging it); its exit code.
+ */
+export async function endInput(sidecar: SidecarProcess, timeoutMs: number): Promise<number | null> {
+  sidecar.child.stdin!.end();
+  const timer = setTimeout(() => sidecar.child.kill('SIGKILL'), timeoutMs);
   const { code } = await sidecar.exited;
   clearTimeout(timer);
   return code;
