@@ -88,21 +88,27 @@ interface Run {
 async function run(
   service: string,
   halves: readonly [TurnPlan[], TurnPlan[]],
-  options: { perSecond: number; slow?: Set<TurnPlan>; during?: () => Promise<void> },
+  options: {
+    perSecond: number;
+    slow?: Set<TurnPlan>;
+    /** Called once the first sidecar has started `duringAt` turns. */
+    during?: () => Promise<void>;
+    duringAt?: number;
+  },
 ): Promise<Run> {
   const outFiles = halves.map((_, index) => join(folder, `${service}-${index + 1}.jsonl`));
   const sidecars = outFiles.map((outFile) =>
     startFedSidecar({ endpoint: gateway.otlpHttpUrl, protocol: 'http/protobuf', service, outFile }),
   );
   let halfway: Promise<void> = Promise.resolve();
-  const half = Math.floor(halves[0].length / 2);
+  const at = options.duringAt ?? Math.floor(halves[0].length / 2);
   await Promise.all(
     sidecars.map((sidecar, index) =>
       feedTurns(sidecar, halves[index]!, {
         perSecond: options.perSecond,
         ...(options.slow === undefined ? {} : { slow: options.slow }),
         onProgress: (started) => {
-          if (index === 0 && options.during !== undefined && started >= half) {
+          if (index === 0 && options.during !== undefined && started >= at) {
             const during = options.during;
             options = { ...options, during: undefined };
             halfway = during();
@@ -116,9 +122,17 @@ async function run(
   const written = outFiles.flatMap((outFile) => readOtlpJsonLines(outFile));
   // Nothing shows before decision_wait; then the count settles.
   await new Promise((resolve) => setTimeout(resolve, DECISION_WAIT_MS));
+  const stored = await settled(service, 45_000);
+  return { written, stored, codes, stderr: sidecars.map((sidecar) => sidecar.stderr()) };
+}
+
+/**
+ * What Jaeger stores of `service` once its count has not changed for 3 s (at most `timeoutMs`).
+ */
+async function settled(service: string, timeoutMs: number): Promise<StoredSpan[]> {
   let last = -1;
   let lastChange = Date.now();
-  const stored = await eventually(
+  return eventually(
     `Jaeger's count of ${service} settling`,
     async () => {
       const spans = await storedSpans(query, service);
@@ -129,9 +143,8 @@ async function run(
       }
       return Date.now() - lastChange >= 3000 ? spans : undefined;
     },
-    45_000,
+    timeoutMs,
   );
-  return { written, stored, codes, stderr: sidecars.map((sidecar) => sidecar.stderr()) };
 }
 
 /** Spans by trace id. */
@@ -210,47 +223,90 @@ describe('two backend Collectors behind a gateway Collector, fed by two sidecars
     expect(kept.ok / offered.ok).toBeLessThan(0.32);
   }, 240_000);
 
-  it('loses the traces one backend held or was sent when it dies mid-run: counted', async () => {
+  it('loses, when a backend dies, the traces it held for decision_wait; the gateway keeps what it routes there until it is back: counted', async () => {
     const service = 'scale-backend-dies';
     // Every call fails, so every trace is kept: what is missing was lost, not sampled out.
     const halves = [0, 1].map((half) =>
-      planTurns(600, { prefix: `${service}-${half}`, all: 'error' }),
+      planTurns(1000, { prefix: `${service}-${half}`, all: 'error' }),
     ) as [TurnPlan[], TurnPlan[]];
+    const perSecond = 50;
+    // 20 s of traffic; backend 2 is killed after 14 s, once it has decided on (and sent) what
+    // it received in the first 4 s, while it holds the next 10 s (its decision_wait).
+    const dead = backends[1]!;
     const { written, stored, codes } = await run(service, halves, {
-      perSecond: 100,
-      during: async () => {
-        await backends[1]!.process.kill();
-      },
+      perSecond,
+      duringAt: 14 * perSecond,
+      during: () => dead.process.kill(),
     });
     const writtenTraces = byTrace(written);
-    const storedTraces = byTrace(stored);
-    let partial = 0;
-    for (const [traceId, spans] of storedTraces) {
-      if (spans.length !== writtenTraces.get(traceId)?.length) partial += 1;
-    }
+    const whileDead = lossOf(writtenTraces, stored);
+    // Started again on the same ports: the gateway's queue for it drains (its retries back off
+    // up to 30 s), then decision_wait passes again.
+    const port = (url: string): number => Number(new URL(url).port);
+    backends[1] = await startCollector(binaries.collector, {
+      name: 'backend-2 again',
+      configs: [BACKEND],
+      overrides: BACKEND_OVERRIDES,
+      env: { JAEGER_OTLP_ENDPOINT: jaeger.otlpGrpcEndpoint },
+      ports: {
+        otlpGrpc: port(dead.otlpGrpcUrl),
+        otlpHttp: port(dead.otlpHttpUrl),
+        health: port(dead.healthUrl),
+        metrics: port(dead.metricsUrl),
+      },
+    });
+    const again = backends[1];
+    await eventually(
+      'the gateway sending its queue to the backend started again',
+      async () =>
+        (await collectorCounter(again.metricsUrl, 'otelcol_receiver_accepted_spans')) > 0
+          ? true
+          : undefined,
+      60_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, DECISION_WAIT_MS));
+    const afterRestart = lossOf(writtenTraces, await settled(service, 45_000));
+    // Half the trace ids hash to each backend: the dead one's share of its decision_wait.
+    const expectedLost = (2 * perSecond * (DECISION_WAIT_MS / 1000)) / 2;
     const figures = {
       traces: writtenTraces.size,
       spans: written.length,
-      tracesInJaeger: storedTraces.size,
-      spansInJaeger: stored.length,
-      lostSpans: written.length - stored.length,
-      lostPercent: Number((((written.length - stored.length) / written.length) * 100).toFixed(1)),
-      partialTraces: partial,
-      gatewaySendFailed: await collectorCounter(
-        gateway.metricsUrl,
-        'otelcol_exporter_send_failed_spans',
-      ),
+      whileDead,
+      afterRestart,
+      expectedLostTraces: expectedLost,
     };
     console.log(`scale: a backend dies mid-run: ${JSON.stringify(figures)}`);
 
     // The sidecars delivered everything to the gateway: the loss is behind it.
     expect(codes).toEqual([0, 0]);
-    expect([...countByKey(stored).values()].filter((count) => count > 1)).toEqual([]);
+    expect(whileDead.duplicated).toBe(0);
+    expect(afterRestart.duplicated).toBe(0);
     // Traces travel whole: what is lost is lost a trace at a time.
-    expect(partial).toBe(0);
-    // About half the trace ids hash to the dead backend; the ones before the kill that it had
-    // already decided on reached Jaeger, so the loss is more than none and less than half.
-    expect(figures.lostSpans).toBeGreaterThan(0);
-    expect(figures.tracesInJaeger).toBeGreaterThan(writtenTraces.size / 2);
-  }, 240_000);
+    expect(whileDead.partialTraces).toBe(0);
+    expect(afterRestart.partialTraces).toBe(0);
+    // While it is down, its share of everything since 10 s before the kill is missing; once it
+    // is back, only what it held when it died.
+    expect(whileDead.lostTraces).toBeGreaterThan(afterRestart.lostTraces);
+    expect(afterRestart.lostTraces).toBeGreaterThan(expectedLost * 0.5);
+    expect(afterRestart.lostTraces).toBeLessThan(expectedLost * 1.5);
+  }, 300_000);
 });
+
+/** What of the sidecars' traces Jaeger misses, whole traces and spans. */
+function lossOf(
+  writtenTraces: Map<string, ReceivedSpan[]>,
+  stored: readonly StoredSpan[],
+): { lostTraces: number; lostSpans: number; partialTraces: number; duplicated: number } {
+  const storedTraces = byTrace(stored);
+  let lostTraces = 0;
+  let lostSpans = 0;
+  let partialTraces = 0;
+  for (const [traceId, spans] of writtenTraces) {
+    const held = storedTraces.get(traceId)?.length ?? 0;
+    if (held === 0) lostTraces += 1;
+    else if (held !== spans.length) partialTraces += 1;
+    lostSpans += Math.max(0, spans.length - held);
+  }
+  const duplicated = [...countByKey(stored).values()].filter((count) => count > 1).length;
+  return { lostTraces, lostSpans, partialTraces, duplicated };
+}
