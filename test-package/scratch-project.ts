@@ -11,13 +11,29 @@ const run = promisify(execFile);
 /** The repository (the package under test). */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** The ```ts block of README.md that contains `marker`, as JavaScript a user's project runs. */
+/** The README and every page of docs/, whose code blocks users copy. */
+function documentationPages(): string[] {
+  const docs = readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => join(ROOT, 'docs', name));
+  return [join(ROOT, 'README.md'), ...docs];
+}
+
+/**
+ * The ```ts or ```js block of README.md or docs/*.md that contains `marker`, as JavaScript a
+ * user's project runs.
+ */
 export function readmeBlockAsJavaScript(marker: string): string {
-  const blocks = readFileSync(join(ROOT, 'README.md'), 'utf8').split('```ts\n').slice(1);
-  const block = blocks
+  const block = documentationPages()
+    .flatMap((page) =>
+      readFileSync(page, 'utf8')
+        .split(/```(?:ts|js)\n/)
+        .slice(1),
+    )
     .map((text) => text.slice(0, text.indexOf('\n```')))
     .find((code) => code.includes(marker));
-  if (block === undefined) throw new Error(`README.md has no ts block with ${marker}`);
+  if (block === undefined) throw new Error(`no ts or js block of README.md or docs/ has ${marker}`);
   return ts.transpileModule(block, {
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
   }).outputText;
@@ -53,6 +69,9 @@ export function nodeBinary(major: number): string {
   }).trim();
 }
 
+/** The file in a scratch project that holds what `npm install` wrote on stderr. */
+export const INSTALL_LOG = 'npm-install.log';
+
 /** A scratch ES module project in a temporary folder with `packages` installed as a user would. */
 export async function scratchProject(
   name: string,
@@ -65,7 +84,7 @@ export async function scratchProject(
     join(folder, 'package.json'),
     `${JSON.stringify({ name: `scratch-${name}`, private: true, type: 'module' }, null, 2)}\n`,
   );
-  await run(
+  const { stderr } = await run(
     'npm',
     ['install', '--no-audit', '--no-fund', '--prefer-offline', ...npmFlags, ...packages],
     {
@@ -73,6 +92,8 @@ export async function scratchProject(
       timeout: 300_000,
     },
   );
+  // What npm said while installing (its warnings), for the tests to read.
+  writeFileSync(join(folder, INSTALL_LOG), stderr);
   return folder;
 }
 

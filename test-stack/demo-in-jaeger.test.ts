@@ -11,7 +11,13 @@ import {
   type Stack,
 } from '../scripts/stack/stack.js';
 import { killSidecars, startSidecar } from '../test/sidecar/sidecar-process.js';
-import { allSpans, jaegerShapes, otlpShapes, readOtlpJsonLines, runTooltrace } from './stack-peers.js';
+import {
+  allSpans,
+  jaegerShapes,
+  otlpShapes,
+  readOtlpJsonLines,
+  runTooltrace,
+} from './stack-peers.js';
 
 const binaries = inject('stackBinaries');
 let stack: Stack;
@@ -114,7 +120,9 @@ describe('the demo, forwarded to the sidecar and exported to the real Collector,
         );
         for (const span of tools) {
           expect(tagOf(span, 'gen_ai.operation.name')).toBe('execute_tool');
-          expect(span.operationName).toBe(`execute_tool ${String(tagOf(span, 'gen_ai.tool.name'))}`);
+          expect(span.operationName).toBe(
+            `execute_tool ${String(tagOf(span, 'gen_ai.tool.name'))}`,
+          );
           expect(tagOf(span, 'gen_ai.tool.call.id')).toEqual(expect.any(String));
           expect(tagOf(span, 'gen_ai.conversation.id')).toEqual(expect.any(String));
         }

@@ -151,7 +151,12 @@ describe("the sidecar's metrics, through the Collector, in Prometheus", () => {
         ) +
         line(
           'tool.result',
-          { id, name: 'lookup', output: 'ok', ...(side === 'client' ? { attributes: marked } : {}) },
+          {
+            id,
+            name: 'lookup',
+            output: 'ok',
+            ...(side === 'client' ? { attributes: marked } : {}),
+          },
           { parentId: invokeId, session: 's-mcp' },
         )
       );

@@ -2,7 +2,13 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { decodeTraceRequest, type ReceivedSpan } from '../src/otlp/index.js';
-import { parentOf, ROOT, tagOf, type JaegerSpan, type JaegerTrace } from '../scripts/stack/stack.js';
+import {
+  parentOf,
+  ROOT,
+  tagOf,
+  type JaegerSpan,
+  type JaegerTrace,
+} from '../scripts/stack/stack.js';
 
 /** Runs `node dist/cli.js …args` to its end (killed after `timeoutMs`), with `env` over a clean one. */
 export async function runTooltrace(
@@ -66,7 +72,7 @@ function shapes<T>(
   const byId = new Map(spans.map((span) => [id(span), span]));
   const pathOf = (span: T): string => {
     const names: string[] = [];
-    for (let at: T | undefined = span; at !== undefined; ) {
+    for (let at: T | undefined = span; at !== undefined;) {
       names.unshift(describe(at).name);
       const parentId = parent(at);
       at = parentId === undefined ? undefined : byId.get(parentId);

@@ -639,7 +639,7 @@ export async function eventually<T>(
     }
     if (Date.now() > deadline) {
       throw new StackError(
-        `${what}: not within ${timeoutMs / 1000} s${lastError === undefined ? '' : ` (${String(lastError)})`}`,
+        `${what}: not within ${timeoutMs / 1000} s${lastError instanceof Error ? ` (${lastError.message})` : ''}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 250));

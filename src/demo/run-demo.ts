@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { EventBus } from '../bus/index.js';
 import { traceReplay } from '../otel/index.js';
-import { forwardEvents } from '../forward/index.js';
+import { forwardEventsWorded } from '../forward/forward-events.js';
 import { renderWaterfall, terminalWidth } from '../view/index.js';
 import { checkSidecarUrl } from '../forward/forward-events.js';
 import {
@@ -17,6 +17,13 @@ import { demoPace } from './demo-pace.js';
 import { LiveDisplay } from './live-display.js';
 import { startTraceSink } from './trace-sink.js';
 import { ToolTable } from './tool-table.js';
+
+/** What a refusal of the demo's --forward tells its user to check: what the command reads. */
+const DEMO_WORDING = {
+  token:
+    "TOOLTRACE_TOKEN: the demo sends it as its bearer token; it must be one the sidecar's --token takes",
+  url: '--forward',
+} as const;
 
 /** How long the demo waits at the end for the sidecar to take the events it forwarded. */
 const FORWARD_CLOSE_MS = 10_000;
@@ -101,15 +108,20 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   const forwarder =
     options.forward === undefined
       ? undefined
-      : forwardEvents(bus, {
-          url: options.forward,
-          // Said as it happens (a sidecar that is not there, within a second); a give-up is
-          // said by the summary below, with every count.
-          onError: (error) => {
-            if (error.kind !== 'gave-up')
-              stderr.write(`tooltrace demo: --forward: ${error.message}\n`);
+      : forwardEventsWorded(
+          bus,
+          {
+            url: options.forward,
+            // Said as it happens (a sidecar that is not there, within a second); a give-up is
+            // said by the summary below, with every count.
+            onError: (error) => {
+              if (error.kind !== 'gave-up')
+                stderr.write(`tooltrace demo: --forward: ${error.message}\n`);
+            },
           },
-        });
+          // The command's user has the variable and the flag, not the library's options.
+          DEMO_WORDING,
+        );
   const out = options.stdout;
   out.write(
     `tooltrace demo: an agent's turn, a simulated model that asks for ${DEMO_CALLS.length} tools (${DEMO_CALL_COUNT} calls with the nested ones) and a sub-agent.\n` +

@@ -9,7 +9,9 @@ import type { ForwardOptions, Forwarder, ForwarderStats } from './forward-option
 import {
   errorMessage,
   parseAnswer,
+  LIBRARY_WORDING,
   refusalHint,
+  type RefusalWording,
   retryAfterMs,
   type SendOutcome,
 } from './sidecar-answer.js';
@@ -25,11 +27,23 @@ const gzip = promisify(gzipCallback);
  * `options.onError` (standard error by default).
  */
 export function forwardEvents(bus: EventBus, options: ForwardOptions): Forwarder {
+  return forwardEventsWorded(bus, options, LIBRARY_WORDING);
+}
+
+/**
+ * {@link forwardEvents} for a program that forwards on its user's behalf: a refusal's hint names
+ * where that user sets the token and the URL (`wording`), not the library's options.
+ */
+export function forwardEventsWorded(
+  bus: EventBus,
+  options: ForwardOptions,
+  wording: RefusalWording,
+): Forwarder {
   if ((options.url === undefined) === (options.file === undefined)) {
     throw new TypeError('forwardEvents needs exactly one of options.url or options.file');
   }
   if (options.url !== undefined) checkSidecarUrl(options.url);
-  return new EventForwarder(bus, options);
+  return new EventForwarder(bus, options, wording);
 }
 
 class EventForwarder implements Forwarder {
@@ -62,7 +76,10 @@ class EventForwarder implements Forwarder {
   readonly #stats = { sent: 0, dropped: 0, refused: 0, retries: 0, abandoned: 0 };
   #lastError: string | undefined;
 
-  constructor(bus: EventBus, options: ForwardOptions) {
+  readonly #wording: RefusalWording;
+
+  constructor(bus: EventBus, options: ForwardOptions, wording: RefusalWording) {
+    this.#wording = wording;
     this.#endpoint =
       options.url === undefined ? undefined : `${options.url.replace(/\/+$/, '')}/v1/events`;
     this.#file = options.file;
@@ -245,7 +262,7 @@ class EventForwarder implements Forwarder {
           'refused',
           outcome.status,
           batch.length,
-          `the sidecar at ${this.#destination} refused ${batch.length} events: ${outcome.message}${refusalHint(outcome.status)}`,
+          `the sidecar at ${this.#destination} refused ${batch.length} events: ${outcome.message}${refusalHint(outcome.status, this.#wording)}`,
         );
       }
       if (this.#queue.length > 0) this.#send();

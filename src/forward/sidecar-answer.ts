@@ -42,12 +42,37 @@ export function errorMessage(error: unknown): string {
   return cause instanceof Error ? `${text}: ${cause.message}` : text;
 }
 
+/**
+ * How the user of a forwarder sets what a refusal hint points at. A program that forwards for
+ * its own user (the `tooltrace demo` command) names its flags and variables, not the options
+ * of the library it calls.
+ */
+export interface RefusalWording {
+  /** Where the bearer token comes from. */
+  token: string;
+  /** Where the sidecar's URL is given. */
+  url: string;
+  /** Where the batch size is given, when the user can change it. */
+  batchSize?: string;
+}
+
+/** The wording for a program calling `forwardEvents` itself: its options. */
+export const LIBRARY_WORDING: RefusalWording = {
+  token: 'options.token or TOOLTRACE_TOKEN',
+  url: 'options.url',
+  batchSize: 'options.batchSize',
+};
+
 /** What a user can do about a refusal, for the statuses a misconfigured forwarder meets. */
-export function refusalHint(status: number): string {
-  if (status === 401 || status === 403) return ' (check options.token or TOOLTRACE_TOKEN)';
+export function refusalHint(status: number, wording: RefusalWording = LIBRARY_WORDING): string {
+  if (status === 401 || status === 403) return ` (check ${wording.token})`;
   if (status === 404) {
-    return " (options.url is the sidecar's base URL, such as http://127.0.0.1:4319: /v1/events is appended)";
+    return ` (${wording.url} is the sidecar's base URL, such as http://127.0.0.1:4319: /v1/events is appended)`;
   }
-  if (status === 413) return " (lower options.batchSize, or raise the sidecar's --max-body-bytes)";
+  if (status === 413) {
+    return wording.batchSize === undefined
+      ? " (raise the sidecar's --max-body-bytes)"
+      : ` (lower ${wording.batchSize}, or raise the sidecar's --max-body-bytes)`;
+  }
   return '';
 }

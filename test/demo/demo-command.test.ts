@@ -324,9 +324,12 @@ describe('tooltrace demo --forward', () => {
   });
 
   /** Starts `tooltrace sidecar --listen 127.0.0.1:0` and resolves with the URL it prints. */
-  async function startSidecar(): Promise<{ url: string; log: () => string }> {
+  async function startSidecar(
+    extraArgs: readonly string[] = [],
+  ): Promise<{ url: string; log: () => string }> {
     const child = startCli([
       'sidecar',
+      ...extraArgs,
       '--listen',
       '127.0.0.1:0',
       '--otlp-endpoint',
@@ -404,6 +407,20 @@ describe('tooltrace demo --forward', () => {
     const [total, sent, refused, dropped, abandoned] = final!.slice(1).map(Number);
     expect(abandoned).toBeGreaterThan(100);
     expect(sent! + refused! + dropped! + abandoned!).toBe(total);
+  });
+
+  it('tells its user, when the sidecar refuses the token, to check TOOLTRACE_TOKEN (the library options are not theirs)', async () => {
+    const { url } = await startSidecar(['--token', 'the-sidecars-token']);
+    const run = await runCli(
+      ['demo', '--fast', '--forward', url],
+      childEnv({ TOOLTRACE_TOKEN: 'a-wrong-token' }),
+    );
+    expect(run.code).toBe(1);
+    const refusal = run.stderr.split('\n').find((line) => line.includes('HTTP 401'));
+    expect(refusal).toMatch(
+      /^tooltrace demo: --forward: the sidecar at .* refused \d+ events: HTTP 401: .* \(check TOOLTRACE_TOKEN: the demo sends it as its bearer token; it must be one the sidecar's --token takes\)$/,
+    );
+    expect(run.stderr).not.toContain('options.');
   });
 
   it('names why the sidecar did not take the events', async () => {

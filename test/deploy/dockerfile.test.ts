@@ -96,7 +96,7 @@ describe('Dockerfile', () => {
       const runs = instructionsOf(build, 'RUN');
       const install = runs.find((run) => /\bnpm ci\b/.test(run.args));
       expect(install?.args).not.toMatch(/--omit=dev/);
-      // `prepare` runs the build, and the sources are not there yet.
+      // No dependency's install script is needed for the build.
       expect(install?.args).toMatch(/--ignore-scripts/);
       const copiesSources = instructionsOf(build, 'COPY').find((copy) => /\bsrc\b/.test(copy.args));
       expect(install!.line).toBeLessThan(copiesSources!.line);

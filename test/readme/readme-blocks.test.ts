@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
@@ -13,21 +13,41 @@ const run = promisify(execFile);
 /** Inside the package, so that `import … from 'tooltrace'` resolves to the built entry points. */
 const BLOCKS_DIR = join(ROOT, '.readme-blocks');
 
-/** Every ```ts block of README.md, with the line it starts on. */
-function readmeBlocks(): { line: number; code: string }[] {
-  const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n');
-  const blocks: { line: number; code: string }[] = [];
-  for (let index = 0; index < lines.length; index += 1) {
-    if (lines[index] !== '```ts') continue;
-    const end = lines.indexOf('```', index + 1);
-    blocks.push({ line: index + 2, code: lines.slice(index + 1, end).join('\n') });
-    index = end;
-  }
-  return blocks;
+/** The pages whose code blocks are extracted: the README and every page of docs/. */
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
+
+/** One code block: the page and line it starts on, its language and its code. */
+interface Block {
+  page: string;
+  line: number;
+  language: 'ts' | 'js';
+  code: string;
 }
 
-const blocks = readmeBlocks();
-const fileOf = (index: number): string => join(BLOCKS_DIR, `block-${index + 1}.ts`);
+/** Every ```ts and ```js block of `page`, with the line it starts on. */
+function pageBlocks(page: string): Block[] {
+  const lines = readFileSync(join(ROOT, page), 'utf8').split('\n');
+  const found: Block[] = [];
+  for (let index = 0; index < lines.length; index += 1) {
+    const language = lines[index] === '```ts' ? 'ts' : lines[index] === '```js' ? 'js' : undefined;
+    if (language === undefined) continue;
+    const end = lines.indexOf('```', index + 1);
+    found.push({ page, line: index + 2, language, code: lines.slice(index + 1, end).join('\n') });
+    index = end;
+  }
+  return found;
+}
+
+const blocks = PAGES.flatMap(pageBlocks);
+/** A `.ts` file per TypeScript block; a JavaScript block is checked as the `.mjs` a user saves. */
+const fileOf = (index: number): string =>
+  join(BLOCKS_DIR, `block-${index + 1}.${blocks[index]!.language === 'js' ? 'mjs' : 'ts'}`);
 
 /**
  * Writes the block that contains `marker` as plain JavaScript (with `replace`'s substitutions)
@@ -53,7 +73,7 @@ async function runBlock(
   return run(process.execPath, [script], { cwd: ROOT, env, timeout: 20_000 });
 }
 
-describe('README.md', () => {
+describe('README.md and docs/*.md', () => {
   const testbed = useReceiver();
   beforeAll(() => {
     mkdirSync(BLOCKS_DIR, { recursive: true });
@@ -63,11 +83,14 @@ describe('README.md', () => {
   });
   afterAll(() => rmSync(BLOCKS_DIR, { recursive: true, force: true }));
 
-  it('has TypeScript blocks', () => {
-    expect(blocks.length).toBeGreaterThanOrEqual(4);
+  it('has code blocks in the README and in docs/', () => {
+    expect(blocks.filter((block) => block.page === 'README.md').length).toBeGreaterThanOrEqual(2);
+    expect(blocks.filter((block) => block.page.startsWith('docs/')).length).toBeGreaterThanOrEqual(
+      8,
+    );
   });
 
-  it('has TypeScript blocks that compile against the built package as they are shown', () => {
+  it('has blocks that type-check against the built package as they are shown (JavaScript with checkJs)', () => {
     const config = ts.getParsedCommandLineOfConfigFile(
       join(ROOT, 'tsconfig.json'),
       {},
@@ -75,33 +98,62 @@ describe('README.md', () => {
     )!;
     const program = ts.createProgram(
       blocks.map((_, index) => fileOf(index)),
-      { ...config.options, noEmit: true, rootDir: ROOT },
+      { ...config.options, noEmit: true, rootDir: ROOT, allowJs: true, checkJs: true },
     );
     const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
       const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
       if (diagnostic.file === undefined) return message;
       const index = blocks.findIndex((_, at) => fileOf(at) === diagnostic.file!.fileName);
       const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
-      return `README.md line ${blocks[index]!.line + line}: ${message}`;
+      return `${blocks[index]!.page} line ${blocks[index]!.line + line}: ${message}`;
     });
     expect(problems).toEqual([]);
   });
 
+  it('has a first-span block that prints its span on the console, run as the README says, with nothing listening', async () => {
+    // The command the README gives, its variables taken as written.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const command = /^((?:OTEL_[A-Z_]+=\S+ )+)node app\.mjs$/m.exec(readme);
+    expect(command, 'the README runs app.mjs with OTEL_ variables').not.toBeNull();
+    const variables = Object.fromEntries(
+      command![1]!
+        .trim()
+        .split(' ')
+        .map((pair) => pair.split('=') as [string, string]),
+    );
+    expect(variables).toEqual({ OTEL_TRACES_EXPORTER: 'console', OTEL_METRICS_EXPORTER: 'none' });
+    const { stdout, stderr } = await runBlock('traceToolCalls(bus)', childEnv(variables));
+    expect(stderr).toBe('');
+    expect(stdout).toContain("name: 'execute_tool search_docs'");
+    expect(stdout).toContain("'gen_ai.tool.call.id': 'tc_1'");
+    expect(stdout).toMatch(/name: 'tool\.stream\.progress'[\s\S]*name: 'tool\.stream\.partial'/);
+    expect(stdout).toContain('status: { code: 1 }');
+  });
+
+  it('has a first-span block whose exporter is not hard-wired: OTEL_EXPORTER_OTLP_ENDPOINT sends it over OTLP', async () => {
+    await runBlock(
+      'traceToolCalls(bus)',
+      childEnv({
+        OTEL_EXPORTER_OTLP_ENDPOINT: testbed.receiver.url,
+        OTEL_METRICS_EXPORTER: 'none',
+      }),
+    );
+    const [span] = await testbed.receiver.waitForSpans(1);
+    expect(span).toMatchObject({ name: 'execute_tool search_docs', status: { code: 1 } });
+    expect(span!.events.map((event) => event.name)).toEqual([
+      'tool.stream.progress',
+      'tool.stream.partial',
+    ]);
+    expect(span!.resource['service.name']).toBe('my-agent');
+  });
+
   it('has a library-mode block that runs: the tool span under the request span', async () => {
-    const index = blocks.findIndex((block) => block.code.includes('traceToolCalls(bus)'));
-    expect(index).toBeGreaterThanOrEqual(0);
-    const script = join(BLOCKS_DIR, 'library-mode.mjs');
-    const { outputText } = ts.transpileModule(blocks[index]!.code, {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-    });
-    writeFileSync(script, outputText);
     const receiver = await startOtlpReceiver();
     try {
-      await run(process.execPath, [script], {
-        cwd: ROOT,
-        env: childEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }),
-        timeout: 20_000,
-      });
+      await runBlock(
+        "startActiveSpan('POST /chat'",
+        childEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' }),
+      );
       const spans = await receiver.waitForSpans(2);
       const request = spans.find((span) => span.name === 'POST /chat')!;
       const tool = spans.find((span) => span.name === 'execute_tool search_docs')!;
@@ -128,9 +180,11 @@ describe('README.md', () => {
         '',
       ].join('\n'),
     );
-    // The output the README shows under the block is this very output.
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    expect(readme).toContain(`\`\`\`\n${stdout}\`\`\``);
+    // The output the page shows under the block is this very output.
+    const page = blocks.find((block) =>
+      block.code.includes("new StreamingToolPlugin('summarize'"),
+    )!;
+    expect(readFileSync(join(ROOT, page.page), 'utf8')).toContain(`\`\`\`\n${stdout}\`\`\``);
   });
 
   it('has a sidecar-mode block whose call the sidecar exports as a span', async () => {
@@ -183,6 +237,22 @@ describe('README.md', () => {
       expect(span.events.filter((event) => event.name === 'tool.stream.progress')).toHaveLength(4);
     }
     expect(client!.attributes['mcp.method.name']).toBe('tools/call');
+  });
+
+  it('has an MCP stdio block that runs against the reference server: its progress as stream events', async () => {
+    // The program has exited: every span it exported, in-flight snapshots included, is here.
+    const spans = await blockSpans('new StdioClientTransport(', 1);
+    const span = spans.find((each) => each.name === 'execute_tool trigger-long-running-operation');
+    expect(span, spans.map((each) => each.name).join(', ')).toBeDefined();
+    expect(span!.attributes).toMatchObject({
+      'network.transport': 'pipe',
+      'mcp.method.name': 'tools/call',
+    });
+    expect(
+      span!.events
+        .filter((event) => event.name === 'tool.stream.progress')
+        .map((event) => event.attributes['tooltrace.stream.progress']),
+    ).toEqual([0.25, 0.5, 0.75, 1]);
   });
 
   it('has an MCP tasks block that runs: one client span for the whole task, the served run under it', async () => {
