@@ -245,8 +245,8 @@ describe('two backend Collectors behind a gateway Collector, fed by two sidecars
     });
     const writtenTraces = byTrace(written);
     const whileDead = lossOf(writtenTraces, stored);
-    // Started again on the same ports: the gateway's queue for it drains (its retries back off
-    // up to 30 s), then decision_wait passes again.
+    // Started again on the same ports: the gateway's queue for it drains, then decision_wait
+    // passes again.
     const port = (url: string): number => Number(new URL(url).port);
     backends[1] = await startCollector(binaries.collector, {
       name: 'backend-2 again',
@@ -269,7 +269,9 @@ describe('two backend Collectors behind a gateway Collector, fed by two sidecars
           : undefined,
       60_000,
     );
-    await new Promise((resolve) => setTimeout(resolve, DECISION_WAIT_MS));
+    // Each queued request is retried on its own backoff (at most 30 s apart): all of them have
+    // been sent 30 s after the first, then decision_wait passes on the backend.
+    await new Promise((resolve) => setTimeout(resolve, 30_000 + DECISION_WAIT_MS));
     const afterRestart = lossOf(writtenTraces, await settled(service, 45_000));
     // Half the trace ids hash to each backend. The dead one held what it received in the last
     // decision_wait, what its batch processor held after deciding (timeout 2 s), and the
