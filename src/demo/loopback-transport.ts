@@ -5,7 +5,7 @@ import {
   type SpanBatch,
 } from '../otlp/index.js';
 import type { BatchTransport, ExportOutcome } from '../sidecar/export/index.js';
-import { tooltraceNumberTypes } from '../sidecar/export/tooltrace-number-types.js';
+import { tooltraceNumberTypes } from '../sidecar/export/index.js';
 
 const ACCEPTED: ExportOutcome = { kind: 'success', rejectedSpans: 0, rejectionMessage: '' };
 
@@ -30,7 +30,7 @@ export class LoopbackTransport implements BatchTransport<Buffer> {
     return this.#encoder.openBatch();
   }
 
-  sendBatch(body: Buffer): Promise<ExportOutcome> {
+  send(body: Buffer): Promise<ExportOutcome> {
     if (this.#closed) {
       return Promise.resolve({
         kind: 'permanent',

@@ -2,8 +2,8 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { BusEvent, EventBus } from '../bus/index.js';
-import { VERSION } from '../version.js';
-import { encodeEnvelope } from '../wire/index.js';
+import { USER_AGENT } from '../user-agent.js';
+import { encodeEnvelope, parseRetryAfter } from '../wire/index.js';
 import { ForwardError, type ForwardErrorKind } from './forward-error.js';
 import type { ForwardOptions, Forwarder, ForwarderStats } from './forward-options.js';
 import {
@@ -12,7 +12,6 @@ import {
   LIBRARY_WORDING,
   refusalHint,
   type RefusalWording,
-  retryAfterMs,
   type SendOutcome,
 } from './sidecar-answer.js';
 
@@ -307,7 +306,7 @@ class EventForwarder implements Forwarder {
       }
       const headers: Record<string, string> = {
         'content-type': 'application/x-ndjson',
-        'user-agent': `tooltrace/${VERSION}`,
+        'user-agent': USER_AGENT,
       };
       if (this.#token !== undefined) headers.authorization = `Bearer ${this.#token}`;
       let payload: string | Buffer = body;
@@ -332,7 +331,9 @@ class EventForwarder implements Forwarder {
         const unread = said.unread;
         return {
           kind: 'retryable',
-          retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
+          // `0` would retry at once, again and again: the backoff applies instead.
+          retryAfterMs:
+            parseRetryAfter(response.headers.get('retry-after') ?? undefined) || undefined,
           message,
           status: response.status,
           ...(unread !== undefined && unread < lines ? { unread } : {}),
