@@ -71,10 +71,12 @@ async function main(): Promise<number> {
   // A signal during the build or the start-up stops what started so far, then exits.
   let stopping = false;
   let stack: Stack | undefined;
+  const building = new AbortController();
   const stopped = new Promise<number>((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {
       if (stopping) return;
       stopping = true;
+      building.abort();
       process.stderr.write(`stack: ${signal}, stopping\n`);
       void (stack?.stop() ?? Promise.resolve()).then(() => resolve(0));
     };
@@ -83,7 +85,7 @@ async function main(): Promise<number> {
   });
 
   try {
-    const binaries = await buildStack();
+    const binaries = await buildStack({ signal: building.signal });
     if (stopping) return await stopped;
     process.stderr.write('stack: starting Jaeger, Prometheus and the Collector\n');
     stack = await startStack(binaries, ports);

@@ -50,6 +50,8 @@ export interface BuildOptions {
    * @default process.stderr
    */
   progress?: NodeJS.WritableStream;
+  /** Aborting it stops the build (the script and the Go processes under it) and rejects. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -59,10 +61,16 @@ export interface BuildOptions {
  */
 export async function buildStack(options: BuildOptions = {}): Promise<StackBinaries> {
   const progress = options.progress ?? process.stderr;
+  // A process group of its own, so that stopping it stops the `go` commands under it too.
   const child = spawn('bash', [join(ROOT, 'scripts/stack/build.sh')], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
+  const stop = (): void => {
+    if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+  };
+  options.signal?.addEventListener('abort', stop, { once: true });
   let stdout = '';
   let lastLine = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
@@ -72,6 +80,8 @@ export async function buildStack(options: BuildOptions = {}): Promise<StackBinar
     if (lines.length > 0) lastLine = lines.at(-1)!.slice('stack: '.length);
   });
   const [code] = (await once(child, 'close')) as [number | null];
+  options.signal?.removeEventListener('abort', stop);
+  if (options.signal?.aborted === true) throw new StackError('the build was stopped');
   if (code !== 0) throw new StackError(lastLine || `scripts/stack/build.sh exited with ${code}`);
   const paths = Object.fromEntries(
     stdout
