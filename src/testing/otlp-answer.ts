@@ -33,9 +33,16 @@ export interface OtlpAnswer {
 }
 
 /**
- * Writes `answer` as the OTLP/HTTP specification asks: a success carries an empty
- * `Export*ServiceResponse` (no bytes in protobuf, `{}` in JSON), a failure a `google.rpc.Status`,
- * both in the request's encoding.
+ * A full success as the OpenTelemetry Collector's OTLP receiver writes it: a response whose
+ * `partial_success` is present and empty (`{"partialSuccess":{}}`, protobuf field 1 of length 0).
+ */
+const EMPTY_PARTIAL_SUCCESS_JSON = Buffer.from('{"partialSuccess":{}}');
+const EMPTY_PARTIAL_SUCCESS_PROTOBUF = Uint8Array.of(0x0a, 0x00);
+
+/**
+ * Writes `answer` as the OTLP/HTTP specification asks and the Collector does: a success carries
+ * an `Export*ServiceResponse` (with an empty `partial_success` when nothing was rejected), a
+ * failure a `google.rpc.Status`, both in the request's encoding.
  */
 export function writeOtlpAnswer(response: ServerResponse, answer: OtlpAnswer): void {
   let body: Uint8Array;
@@ -53,7 +60,7 @@ export function writeOtlpAnswer(response: ServerResponse, answer: OtlpAnswer): v
           )
         : encodePartialSuccess(partial.rejectedSpans, partial.errorMessage);
   } else if (answer.failure === undefined) {
-    body = answer.encoding === 'json' ? Buffer.from('{}') : new Uint8Array(0);
+    body = answer.encoding === 'json' ? EMPTY_PARTIAL_SUCCESS_JSON : EMPTY_PARTIAL_SUCCESS_PROTOBUF;
   } else if (answer.encoding === 'json') {
     body = Buffer.from(JSON.stringify(answer.failure));
   } else {

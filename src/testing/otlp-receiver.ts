@@ -21,9 +21,12 @@ const METRICS_PATH = '/v1/metrics';
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 const DEFAULT_WAIT_MS = 10_000;
 
-/** HTTP status and gRPC code for each way undoing `Content-Encoding` can fail. */
+/**
+ * HTTP status and gRPC code for each way undoing `Content-Encoding` can fail. An encoding it does
+ * not know is a 400, as the Collector answers it (not 415, which is for the content type).
+ */
 const DECOMPRESSION_FAILURES = {
-  unsupported: [415, RPC_CODE.invalidArgument],
+  unsupported: [400, RPC_CODE.invalidArgument],
   'too-large': [413, RPC_CODE.resourceExhausted],
   malformed: [400, RPC_CODE.invalidArgument],
 } as const;

@@ -8,6 +8,7 @@ import {
   unusedComponents,
 } from './collector-config.js';
 import { MASKING_PROCESSOR } from './masking-rules.js';
+import { withEnvDefaults } from './endpoint.js';
 import { mapAt } from './yaml-shape.js';
 
 const LOCAL_COLLECTOR = 'otel-collector-config.yaml';
@@ -51,7 +52,7 @@ describe('collector configurations', () => {
       expect(listeners.length).toBeGreaterThan(0);
       for (const listener of listeners) expect(listener.endpoint.host).toBe('0.0.0.0');
       const healthCheck = mapAt(config.extensions.health_check, `${file}: health_check`);
-      expect(healthCheck.endpoint).toBe('0.0.0.0:13133');
+      expect(withEnvDefaults(String(healthCheck.endpoint))).toBe('0.0.0.0:13133');
       expect(config.serviceExtensions).toContain('health_check');
     });
 
@@ -59,8 +60,8 @@ describe('collector configurations', () => {
       const targets = exporterTargets(config);
       expect(targets.length).toBeGreaterThan(0);
       for (const target of targets) {
-        expect(['otlp', 'otlphttp', 'loadbalancing', 'load_balancing']).toContain(target.type);
-        if (target.type === 'otlphttp') {
+        expect(['otlp_grpc', 'otlp_http', 'load_balancing']).toContain(target.type);
+        if (target.type === 'otlp_http') {
           expect(['http', 'https'], target.exporter).toContain(target.endpoint.scheme);
           // The base URL: the exporter appends /v1/traces, /v1/metrics, … itself.
           expect(target.endpoint.path, target.exporter).not.toMatch(/\/v1\/(traces|metrics|logs)$/);
@@ -101,12 +102,12 @@ describe('collector configurations', () => {
         target.endpoint.host,
       ]);
       expect(targets).toEqual([
-        ['otlp/jaeger', 'jaeger'],
-        ['otlp/tempo', 'tempo'],
-        ['otlphttp/prometheus', 'prometheus'],
+        ['otlp_grpc/jaeger', 'jaeger'],
+        ['otlp_grpc/tempo', 'tempo'],
+        ['otlp_http/prometheus', 'prometheus'],
       ]);
-      expect(config.pipelines.traces?.exporters).toEqual(['otlp/jaeger', 'otlp/tempo']);
-      expect(config.pipelines.metrics?.exporters).toEqual(['otlphttp/prometheus']);
+      expect(config.pipelines.traces?.exporters).toEqual(['otlp_grpc/jaeger', 'otlp_grpc/tempo']);
+      expect(config.pipelines.metrics?.exporters).toEqual(['otlp_http/prometheus']);
     });
 
     it('receives metrics on the same OTLP receiver, limits memory, then batches', () => {
@@ -154,7 +155,7 @@ describe('collector configurations', () => {
 
     it('sends the backends to Tempo distributors and Jaeger collectors', () => {
       const hosts = exporterTargets(backend).map((target) => target.endpoint.host);
-      expect(hosts).toEqual(expect.arrayContaining(['tempo-distributor', 'jaeger-collector']));
+      expect(hosts).toEqual(expect.arrayContaining(['tempo-distributor', 'jaeger']));
     });
   });
 });

@@ -245,8 +245,8 @@ describe('docker-compose.yml', () => {
       expect(targets.length).toBeGreaterThan(0);
       for (const target of targets) {
         const what = `exporter ${target.exporter}`;
-        expect(['otlp', 'otlphttp'], what).toContain(target.type);
-        if (target.type === 'otlp') {
+        expect(['otlp_grpc', 'otlp_http'], what).toContain(target.type);
+        if (target.type === 'otlp_grpc') {
           expectListening(target.endpoint.host, target.endpoint.port, ['otlp-grpc'], what);
           continue;
         }
@@ -275,7 +275,7 @@ describe('docker-compose.yml', () => {
           const listener = expectListening(
             target!.endpoint.host,
             target!.endpoint.port,
-            target!.type === 'otlphttp' ? ['otlp-http'] : ['otlp-grpc'],
+            target!.type === 'otlp_http' ? ['otlp-http'] : ['otlp-grpc'],
             `pipeline ${id}: exporter ${exporter}`,
           );
           expect(

@@ -8,13 +8,26 @@ export interface Endpoint {
   path: string;
 }
 
+/**
+ * A Collector config value with its `${env:NAME:-default}` references replaced by their defaults:
+ * the address the file uses when the environment sets none (compose sets none; `npm run stack`
+ * sets them to loopback ports).
+ */
+export function withEnvDefaults(text: string): string {
+  return text.replace(
+    /\$\{env:[A-Za-z_][A-Za-z0-9_]*:-([^}]*)\}/g,
+    (_match, value: string) => value,
+  );
+}
+
 const DEFAULT_PORTS: Readonly<Record<string, number>> = { http: 80, https: 443 };
 
 /**
  * Parses `host:port` (collector gRPC exporters, receivers) or a URL (OTLP/HTTP endpoints, data
  * source URLs, `--forward`). Throws naming `where` when there is no host or no port.
  */
-export function parseEndpoint(text: string, where: string): Endpoint {
+export function parseEndpoint(written: string, where: string): Endpoint {
+  const text = withEnvDefaults(written);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
     const url = new URL(text);
     const scheme = url.protocol.slice(0, -1);

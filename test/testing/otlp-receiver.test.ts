@@ -252,7 +252,7 @@ describe('startOtlpReceiver()', () => {
   });
 
   describe('answers per OTLP/HTTP', () => {
-    it('answers an accepted protobuf request 200 with an empty protobuf response', async () => {
+    it('answers an accepted protobuf request 200 with an empty partial_success, as the Collector does', async () => {
       const response = await fetchStatus(receiver.tracesUrl, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-protobuf' },
@@ -260,10 +260,10 @@ describe('startOtlpReceiver()', () => {
       });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('application/x-protobuf');
-      expect((await response.arrayBuffer()).byteLength).toBe(0);
+      expect([...new Uint8Array(await response.arrayBuffer())]).toEqual([0x0a, 0x00]);
     });
 
-    it('answers an accepted JSON request 200 with {}', async () => {
+    it('answers an accepted JSON request 200 with an empty partialSuccess, as the Collector does', async () => {
       const response = await fetchStatus(receiver.logsUrl, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json; charset=utf-8' },
@@ -271,7 +271,7 @@ describe('startOtlpReceiver()', () => {
       });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('application/json');
-      expect(await response.json()).toEqual({});
+      expect(await response.json()).toEqual({ partialSuccess: {} });
     });
 
     it('answers 404 for another path and 405 for another method', async () => {
@@ -292,7 +292,7 @@ describe('startOtlpReceiver()', () => {
       ]);
     });
 
-    it('answers 415 for another content type or content encoding', async () => {
+    it('answers 415 for another content type, 400 for a content encoding it cannot undo (as the Collector)', async () => {
       const text = await fetchStatus(receiver.tracesUrl, {
         method: 'POST',
         headers: { 'Content-Type': 'text/plain' },
@@ -305,7 +305,7 @@ describe('startOtlpReceiver()', () => {
         headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'br' },
         body: '{}',
       });
-      expect(brotli.status).toBe(415);
+      expect(brotli.status).toBe(400);
       expect(await brotli.json()).toMatchObject({ message: /unsupported content encoding "br"/ });
     });
 
@@ -456,7 +456,7 @@ describe('startOtlpReceiver()', () => {
         }),
       });
       expect(jsonResponse.status).toBe(200);
-      expect(await jsonResponse.json()).toEqual({});
+      expect(await jsonResponse.json()).toEqual({ partialSuccess: {} });
       const logsType = otlpProtoTypes().exportLogsServiceRequest;
       const protobufBody = logsType
         .encode(
@@ -471,7 +471,7 @@ describe('startOtlpReceiver()', () => {
         body: gzipSync(protobufBody),
       });
       expect(protobufResponse.status).toBe(200);
-      expect((await protobufResponse.arrayBuffer()).byteLength).toBe(0);
+      expect([...new Uint8Array(await protobufResponse.arrayBuffer())]).toEqual([0x0a, 0x00]);
 
       const records = await receiver.waitForLogs(3);
       expect(
