@@ -3,6 +3,7 @@ import { nowUnixNano, unixNanoFromDate } from './clock.js';
 import { DispatchedEvent } from './dispatched-event.js';
 import type { DispatchScope, ScopeRunner } from './dispatch-scope.js';
 import { currentFrame, runInFrame, type DispatchFrame } from './dispatch-context.js';
+import { newEventId } from './event-id.js';
 import { isFrameless } from './frameless-handler.js';
 import { EventRing, type EventRingStats } from './event-ring.js';
 import { CORE_ERROR, type CoreErrorPayload } from './core-error.js';
@@ -307,8 +308,7 @@ export class EventBus {
     }
     return new DispatchedEvent(
       type,
-      // Drawn when first read: most stream events' ids never are.
-      id,
+      id ?? newEventId(),
       timeUnixNano,
       // A given Date is kept as it is; otherwise it is derived from the nanoseconds when read.
       timestamp,
