@@ -4,7 +4,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import type { LLMResult } from '@langchain/core/outputs';
 import type { ChainValues } from '@langchain/core/utils/types';
 import type { Causation, EmitOptions, EventBus, ScopeRunner } from '../bus/index.js';
-import { bindToCurrentContext } from '../bus/dispatch-context.js';
+import { captureContext } from '../bus/dispatch-context.js';
 import { ConfigurationError } from '../errors/index.js';
 import {
   AGENT_TURN_END,
@@ -308,9 +308,7 @@ export class TooltraceCallbackHandler extends BaseCallbackHandler {
         this.#source,
         (event) => {
           // Where the tool's span is active: traceLangChainTools runs the tool's code here.
-          const enter = bindToCurrentContext((work: () => unknown): unknown => work());
-          runner = <A extends unknown[], R>(fn: (...args: A) => R, ...args: A): R =>
-            enter(() => fn(...args)) as R;
+          runner = captureContext();
           return event;
         },
         this.#causation(parent, parent?.anchor),
