@@ -114,4 +114,13 @@ describe('tooltrace sidecar --stdin', () => {
     expect(sidecar.stderr()).toMatch(/shutdown timeout: 10 spans were not delivered/);
     expect(sidecar.stderr()).toMatch(/10 spans were not delivered; exit code 4/);
   });
+
+  it('names one lost span in the singular', async () => {
+    testbed.receiver.setAvailable(false);
+    const sidecar = run(journalText({ calls: 1 }), ['--shutdown-timeout', '1s']);
+
+    expect(await sidecar.exited).toEqual({ code: 4, signal: null });
+    expect(sidecar.stderr()).toMatch(/shutdown timeout: 1 span was not delivered\n/);
+    expect(sidecar.stderr()).toMatch(/: 1 span was not delivered; exit code 4\n/);
+  });
 });
