@@ -190,6 +190,16 @@ export interface ReplayTracingOptions extends TraceToolCallsOptions {
   stableEventId?: (event: BusEvent) => string;
   /** Called after a span ended, with why. A hook that throws is counted and otherwise ignored. */
   onSpanEnd?: (span: Span, reason: EndReason) => void;
+  /**
+   * Whether a later run replays these events again from before the calls still open at
+   * shutdown (the sidecar following a file with a checkpoint). Then `shutdown()` cuts such a
+   * span: its last in-flight snapshot, marked `tooltrace.end_reason=shutdown`, is exported in its
+   * place, and the span itself is left to the run that reads its end, which exports it under the
+   * same span id (one span id, one content). Otherwise nothing would ever end it, so it is ended
+   * and exported, marked `shutdown`. Needs `idGenerator`.
+   * @default false
+   */
+  resumable?: boolean;
 }
 
 /** {@link ReplayTracingOptions} with every default applied and checked, resolved once. */
@@ -211,6 +221,7 @@ export interface ResolvedOptions {
   readonly maxRememberedEvents: number;
   readonly stableEventId: ((event: BusEvent) => string) | undefined;
   readonly onSpanEnd: ((span: Span, reason: EndReason) => void) | undefined;
+  readonly resumable: boolean;
   readonly agentName: string;
   readonly excludeEvents: readonly string[];
   readonly liveUpdates: boolean;
@@ -241,6 +252,7 @@ const MOVED_OPTIONS: Readonly<Record<string, string>> = {
   reorderWindowMs: 'it is a replay control: use traceReplay',
   maxRememberedEvents: 'it is a replay control: use traceReplay',
   stableEventId: 'it is a replay control: use traceReplay',
+  resumable: 'it is a replay control: use traceReplay',
   onSpanEnd: 'add a span processor (its onEnd; tooltrace.end_reason says why), or use traceReplay',
 };
 
@@ -280,6 +292,16 @@ export function resolveOptions(
       setting: 'captureContent',
     });
   }
+  const resumable = options.resumable ?? false;
+  if (typeof resumable !== 'boolean') {
+    throw new ConfigurationError('options.resumable must be a boolean', { setting: 'resumable' });
+  }
+  if (resumable && options.idGenerator === undefined) {
+    throw new ConfigurationError(
+      'options.resumable needs options.idGenerator: a later run ends a cut span under the same span id only with ids derived from the events',
+      { setting: 'resumable' },
+    );
+  }
   const live = checkLiveUpdates(options.liveUpdates);
   const liveUpdates = live.enabled ?? liveUpdatesFromEnvironment(environment);
   if (typeof liveUpdates !== 'boolean') {
@@ -310,6 +332,7 @@ export function resolveOptions(
     ),
     stableEventId: checkFunction(options.stableEventId, 'stableEventId'),
     onSpanEnd: checkFunction(options.onSpanEnd, 'onSpanEnd'),
+    resumable,
     liveUpdates,
     liveIntervalMs: checkInteger(live.intervalMs, 'liveUpdates.intervalMs', 1000, 10),
     liveTracerProvider: checkObject(live.tracerProvider, 'liveUpdates.tracerProvider'),

@@ -40,6 +40,14 @@ describe('tooltrace sidecar --stdin', () => {
     expect(spans).toHaveLength(300);
     const open = spans.filter((span) => span.attributes['tooltrace.end_reason'] === 'shutdown');
     expect(open.map((span) => span.attributes['gen_ai.tool.call.id'])).toEqual(['tc_299']);
+    // Nothing resumes a --stdin run: the unanswered call is ended and exported as itself, not
+    // cut into an in-flight snapshot whose parent (the call's span) would never arrive.
+    expect(open[0]!.name).toMatch(/^execute_tool [a-z_]+$/);
+    expect(open[0]!.attributes['tooltrace.inflight']).toBeUndefined();
+    const ids = new Set(spans.map((span) => span.spanId));
+    expect(spans.filter((span) => span.parentSpanId !== '' && !ids.has(span.parentSpanId))).toEqual(
+      [],
+    );
     expect(spans.filter((span) => span.status.code === 1)).toHaveLength(299);
     expect(sidecar.stderr()).toMatch(/3599 events, 0 rejected, 0 calls open, 300 spans exported/);
   });
