@@ -15,7 +15,10 @@ export type {
   CurrentCausation,
   DispatchScope,
   EmitOptions,
+  ElidedPayload,
   EventBusOptions,
+  EventBusStats,
+  EventRingStats,
   EventHandler,
   EventInit,
   ScopeRunner,
@@ -26,6 +29,7 @@ export type {
 export {
   AGENT_TURN_END,
   AGENT_TURN_START,
+  ATTR_STREAM_EVENTS_DROPPED,
   BEFORE_TOOL_RESULT,
   IO_SESSION_END,
   IO_SESSION_START,

@@ -4,6 +4,7 @@ import { bindToCurrentContext } from '../bus/dispatch-context.js';
 import type { ToolCall } from '../events/index.js';
 import { runAsInvokeHandler } from '../streamtool/run-as-invoke-handler.js';
 import { TracedExecution } from './traced-execution.js';
+import { isPromiseLike } from '../streamtool/is-promise-like.js';
 
 /** What the AI SDK passes a tool's `execute` that tooltrace reads (`ai` 6 and 7 alike). */
 export interface AiSdkToolCallOptions {
@@ -160,13 +161,5 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
     value !== null &&
     typeof value === 'object' &&
     typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function'
-  );
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (
-    value !== null &&
-    (typeof value === 'object' || typeof value === 'function') &&
-    typeof (value as { then?: unknown }).then === 'function'
   );
 }

@@ -4,7 +4,7 @@ import { DispatchedEvent } from './dispatched-event.js';
 import type { DispatchScope, ScopeRunner } from './dispatch-scope.js';
 import { currentFrame, runInFrame, type DispatchFrame } from './dispatch-context.js';
 import { newEventId } from './event-id.js';
-import { EventRing } from './event-ring.js';
+import { EventRing, type EventRingStats } from './event-ring.js';
 import { CORE_ERROR, type CoreErrorPayload } from './core-error.js';
 import type { EventHandler, SubscribeOptions } from './subscribe-options.js';
 import type { VetoablePayload, VetoDecision } from './veto.js';
@@ -12,10 +12,25 @@ import type { VetoablePayload, VetoDecision } from './veto.js';
 /** Options for {@link EventBus}. */
 export interface EventBusOptions {
   /**
-   * How many recent events {@link EventBus.subscribeAllReplay} replays.
-   * @default 1024
+   * How many recent events {@link EventBus.subscribeAllReplay} replays. The ring is off unless
+   * asked for: a bus that keeps events nobody replays keeps their payloads alive (80 tool
+   * results of 20 MB were 1.6 GB).
+   * @default 0
    */
   ringSize?: number;
+  /**
+   * The most bytes (estimated: UTF-8 length of strings, `byteLength` of binary data, the JSON
+   * size of anything else from a bounded walk) the replay ring holds; past it the oldest events
+   * go. Only with `ringSize` above 0.
+   * @default 8 MiB
+   */
+  ringBytes?: number;
+  /**
+   * The largest payload the ring holds as it is; a larger one is held by its size and a short
+   * preview ({@link ElidedPayload}), so a replay shows the event without the ring keeping it.
+   * @default 64 KiB
+   */
+  ringPayloadBytes?: number;
   /**
    * Called for every handler that throws or rejects, besides the `core.error` event.
    * An `onError` that throws itself is ignored.
@@ -48,7 +63,12 @@ interface Subscription {
   backlog: BusEvent[] | undefined;
 }
 
-const DEFAULT_RING_SIZE = 1024;
+const DEFAULT_RING_SIZE = 0;
+const DEFAULT_RING_BYTES = 8 * 1024 * 1024;
+const DEFAULT_RING_PAYLOAD_BYTES = 64 * 1024;
+
+/** What {@link EventBus.stats} reports. */
+export type EventBusStats = EventRingStats;
 const EMPTY: readonly Subscription[] = [];
 
 /**
@@ -67,7 +87,7 @@ export class EventBus {
    * sidecar's bus, with only the tracing subscriber): no lookup by type per event then.
    */
   #allSorted: readonly Subscription[] | undefined;
-  readonly #ring: EventRing<BusEvent>;
+  readonly #ring: EventRing;
   readonly #onError: EventBusOptions['onError'];
   readonly #dispatchFrames: boolean;
   /**
@@ -93,10 +113,24 @@ export class EventBus {
     if (options.dispatchFrames !== undefined && typeof options.dispatchFrames !== 'boolean') {
       throw new TypeError('dispatchFrames must be a boolean');
     }
-    this.#ring = new EventRing(ringSize);
+    const ringBytes = checkByteLimit(options.ringBytes, 'ringBytes', DEFAULT_RING_BYTES);
+    const ringPayloadBytes = checkByteLimit(
+      options.ringPayloadBytes,
+      'ringPayloadBytes',
+      Math.min(DEFAULT_RING_PAYLOAD_BYTES, ringBytes),
+    );
+    this.#ring = new EventRing(ringSize, ringBytes, ringPayloadBytes);
     this.#onError = options.onError;
     this.#dispatchFrames = options.dispatchFrames ?? true;
     this.#framesEntered = this.#dispatchFrames;
+  }
+
+  /**
+   * What the replay ring holds now and what it let go of: events dropped to stay within
+   * `ringSize` and `ringBytes`, events held by size and preview only.
+   */
+  stats(): EventBusStats {
+    return this.#ring.stats();
   }
 
   /** Emits an event of `type` and returns it once every handler ran. */
@@ -500,6 +534,16 @@ function sorted(
   return [...typed, ...all].sort(
     (left, right) => left.priority - right.priority || left.order - right.order,
   );
+}
+
+function checkByteLimit(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new TypeError(
+      `${name} must be a non-negative integer, got ${JSON.stringify(value) ?? typeof value}`,
+    );
+  }
+  return value;
 }
 
 function checkType(type: unknown): asserts type is string {

@@ -2,7 +2,8 @@ export type { BusEvent, Causation, CausationContext, EmitOptions, EventInit } fr
 export { CORE_ERROR } from './core-error.js';
 export type { CoreErrorPayload } from './core-error.js';
 export { EventBus } from './event-bus.js';
-export type { CurrentCausation, EventBusOptions } from './event-bus.js';
+export type { CurrentCausation, EventBusOptions, EventBusStats } from './event-bus.js';
+export type { ElidedPayload, EventRingStats } from './event-ring.js';
 export type { EventHandler, SubscribeOptions } from './subscribe-options.js';
 export type { VetoablePayload, VetoDecision } from './veto.js';
 export { isEventId, newEventId } from './event-id.js';

@@ -30,7 +30,7 @@ export class LoopbackTransport implements BatchTransport<Buffer> {
     return this.#encoder.openBatch();
   }
 
-  sendBatch(body: Buffer): Promise<ExportOutcome> {
+  send(body: Buffer): Promise<ExportOutcome> {
     if (this.#closed) {
       return Promise.resolve({
         kind: 'permanent',

@@ -1,9 +1,5 @@
 import type { TracerProvider } from '@opentelemetry/api';
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  type SpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { DerivedIdGenerator } from '../otel/index.js';
 import {
   createTraceExporter,
@@ -13,7 +9,6 @@ import {
 import { detectResourceFromEnv } from '../sidecar/pipeline/index.js';
 import { TooltraceError } from '../errors/index.js';
 import type { ReceivedSpan } from '../otlp/index.js';
-import { CountingExporter } from './counting-exporter.js';
 import { LoopbackTransport } from './loopback-transport.js';
 
 /** Options for {@link startTraceSink}. */
@@ -82,11 +77,15 @@ export async function startTraceSink(options: TraceSinkOptions): Promise<TraceSi
   // 2,048 spans before it can export.
   const embedded = new ReliableSpanProcessor(receiver);
   const processors: SpanProcessor[] = [embedded, ...(options.processors ?? [])];
-  let externalExporter: CountingExporter | undefined;
-  let externalProcessor: SpanProcessor | undefined;
+  // The same processor elsewhere: it retries within the OTLP timeout, then says what it lost.
+  const elsewhere = { ended: 0, lastError: undefined as string | undefined };
+  let externalProcessor: ReliableSpanProcessor | undefined;
   if (externalConfig !== undefined) {
-    externalExporter = new CountingExporter(await createTraceExporter(externalConfig));
-    externalProcessor = new BatchSpanProcessor(externalExporter);
+    externalProcessor = new ReliableSpanProcessor(await createTraceExporter(externalConfig), {
+      onEnd: () => void (elsewhere.ended += 1),
+      onFailed: (reason) => void (elsewhere.lastError = reason),
+      onDropped: (_batch, _status, reason) => void (elsewhere.lastError = reason),
+    });
     processors.push(externalProcessor);
   }
   const idGenerator = new DerivedIdGenerator();
@@ -103,12 +102,7 @@ export async function startTraceSink(options: TraceSinkOptions): Promise<TraceSi
     async collect(count) {
       // Only the embedded processor: a slow or dead external endpoint must not hold the drawing.
       // The sidecar's processor retries for good: the drawing waits for it 15 s at most.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        embedded.forceFlush(),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, 15_000))),
-      ]);
-      clearTimeout(timer);
+      await within(embedded.forceFlush(), 15_000);
       const spans = receiver.spans;
       if (spans.length < count) {
         throw new TooltraceError(
@@ -119,13 +113,18 @@ export async function startTraceSink(options: TraceSinkOptions): Promise<TraceSi
     },
     close() {
       closing ??= (async (): Promise<ExternalExportOutcome> => {
-        // Failures are counted by the exporter; the rejections only repeat them.
-        await externalProcessor?.forceFlush().catch(() => undefined);
+        // The processor's deadline timer does not keep the process alive; this wait does.
+        if (externalProcessor !== undefined && externalConfig !== undefined) {
+          const { timeoutMs } = externalConfig;
+          await within(externalProcessor.shutdown(timeoutMs), timeoutMs + 1000);
+        }
         await provider.shutdown().catch(() => undefined);
-        if (externalConfig === undefined || externalExporter === undefined) {
+        if (externalConfig === undefined || externalProcessor === undefined) {
           return { status: 'none' };
         }
-        const { exported, failed, lastError } = externalExporter.stats();
+        const { exported } = externalProcessor.stats();
+        const failed = elsewhere.ended - exported;
+        const lastError = elsewhere.lastError;
         return failed === 0
           ? { status: 'success', url: externalConfig.tracesUrl, exported }
           : {
@@ -139,4 +138,14 @@ export async function startTraceSink(options: TraceSinkOptions): Promise<TraceSi
       return closing;
     },
   };
+}
+
+/** Waits for `work`, or `timeoutMs` when it takes longer, keeping the process alive meanwhile. */
+async function within(work: Promise<void>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work,
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+  ]);
+  clearTimeout(timer);
 }

@@ -10,3 +10,11 @@ export const TOOL_STREAM_PROGRESS = 'tool.stream.progress';
 export const TOOL_STREAM_PARTIAL = 'tool.stream.partial';
 /** A handler threw or rejected; payload `CoreErrorPayload`. */
 export { CORE_ERROR } from '../bus/core-error.js';
+
+/**
+ * `tooltrace.stream.events.dropped`: a span attribute a producer puts on a call's `tool.result`
+ * (its `attributes`) when it let stream events go before they reached the bus — an MCP call's
+ * progress burst coalesced to its newest value, for instance. The tracer adds it up in
+ * `stats().streamEventsDropped`.
+ */
+export const ATTR_STREAM_EVENTS_DROPPED = 'tooltrace.stream.events.dropped';

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { BusEvent, EventBus } from '../bus/index.js';
 import { VERSION } from '../version.js';
-import { encodeEnvelope } from '../wire/index.js';
+import { encodeEnvelope, parseRetryAfter } from '../wire/index.js';
 import { ForwardError, type ForwardErrorKind } from './forward-error.js';
 import type { ForwardOptions, Forwarder, ForwarderStats } from './forward-options.js';
 import {
@@ -13,7 +13,6 @@ import {
   LIBRARY_WORDING,
   refusalHint,
   type RefusalWording,
-  retryAfterMs,
   type SendOutcome,
 } from './sidecar-answer.js';
 
@@ -333,7 +332,9 @@ class EventForwarder implements Forwarder {
         const unread = said.unread;
         return {
           kind: 'retryable',
-          retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
+          // `0` would retry at once, again and again: the backoff applies instead.
+          retryAfterMs:
+            parseRetryAfter(response.headers.get('retry-after') ?? undefined) || undefined,
           message,
           status: response.status,
           ...(unread !== undefined && unread < lines ? { unread } : {}),

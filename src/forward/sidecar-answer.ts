@@ -26,15 +26,6 @@ export function parseAnswer(text: string): { error?: string; unread?: number } {
   }
 }
 
-/** `Retry-After` as delay-seconds or an HTTP date, in milliseconds from now. */
-export function retryAfterMs(header: string | null): number | undefined {
-  const text = header?.trim() ?? '';
-  if (/^\d+$/.test(text)) return Number(text) > 0 ? Number(text) * 1000 : undefined;
-  if (!/^[A-Za-z]/.test(text)) return undefined;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
-}
-
 /** A fetch failure names its cause (`connect ECONNREFUSED …`) only in `cause`. */
 export function errorMessage(error: unknown): string {
   const cause = (error as { cause?: unknown }).cause;

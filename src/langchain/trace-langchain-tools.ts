@@ -1,5 +1,6 @@
 import type { EventBus, ScopeRunner } from '../bus/index.js';
 import { describeTool, toolScopeOf } from './tool-scopes.js';
+import { isPromiseLike } from '../streamtool/is-promise-like.js';
 
 /** What a LangChain tool's `_call` is given: the run manager names the run. */
 type Call = (this: unknown, input: unknown, runManager?: unknown, config?: unknown) => unknown;
@@ -82,13 +83,5 @@ function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, unkn
     typeof value === 'object' &&
     typeof (value as { next?: unknown }).next === 'function' &&
     typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function'
-  );
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (
-    value !== null &&
-    (typeof value === 'object' || typeof value === 'function') &&
-    typeof (value as { then?: unknown }).then === 'function'
   );
 }

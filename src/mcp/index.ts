@@ -8,3 +8,4 @@ export { McpNotConnectedError } from './mcp-not-connected-error.js';
 export type { McpClient } from './mcp-client.js';
 export type { McpToolDefinition } from './mcp-tool-definition.js';
 export type { McpRegisteredTool, McpToolAnnotations, McpToolServer } from './mcp-tool-server.js';
+export type { RefusedMcpTool, RefusedMcpToolReason } from './checked-tool-list.js';

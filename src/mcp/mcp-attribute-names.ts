@@ -37,3 +37,7 @@ export const ATTR_MCP_TASK_INPUT_REQUIRED = 'tooltrace.mcp.task.input_required';
 export const ERROR_TYPE_TASK_FAILED = 'task_failed';
 /** `error.type` of a task the server ended `cancelled` (not the caller). */
 export const ERROR_TYPE_TASK_CANCELLED = 'task_cancelled';
+/** `error.type` of a task still unfinished at the call's deadline (`taskDeadline` or its ttl). */
+export const ERROR_TYPE_TASK_DEADLINE = 'task_deadline';
+/** `tooltrace.mcp.task.polls`: how many `tasks/get` the call sent. */
+export const ATTR_MCP_TASK_POLLS = 'tooltrace.mcp.task.polls';

@@ -43,6 +43,8 @@ export interface McpTask {
   status: string;
   statusMessage?: string;
   pollInterval?: number;
+  /** How long the server keeps the task from its creation, ms; `null` for unlimited. */
+  ttl?: number | null;
 }
 
 /** The task API of the 1.x line (`client.experimental.tasks`), as tooltrace uses it. */

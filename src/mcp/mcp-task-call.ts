@@ -5,7 +5,9 @@ import {
   ATTR_MCP_TASK_ID,
   ATTR_MCP_TASK_INPUT_REQUIRED,
   ATTR_MCP_TASK_STATUS,
+  ATTR_MCP_TASK_POLLS,
   ERROR_TYPE_TASK_CANCELLED,
+  ERROR_TYPE_TASK_DEADLINE,
   ERROR_TYPE_TASK_FAILED,
 } from './mcp-attribute-names.js';
 import { settleCall } from './mcp-call-outcome.js';
@@ -17,6 +19,28 @@ export interface TaskCallOptions {
   ttl?: number;
   /** The wait between polls when the server gives no `pollInterval`. */
   pollInterval: number;
+  /** The shortest wait between polls whatever the server asks for. */
+  minPollInterval: number;
+  /** How long the call may poll at most, from the task's creation. */
+  deadline: number;
+}
+
+/** The longest wait between polls, whatever the server asks for. */
+export const MAX_POLL_INTERVAL = 30_000;
+/**
+ * An unchanged status is repeated as a progress event this often while the call polls, so a
+ * tracer's idle timeout (5 minutes by default) never abandons a call that is still polled.
+ */
+export const TASK_HEARTBEAT_MS = 30_000;
+
+/**
+ * The wait before the next poll: what the server asks for, within `minimum` to 30 s (a server
+ * that says 0, a negative number, NaN or 1e12, which Node would run as 1 ms, is held to the
+ * range), or `fallback` when it asks for nothing.
+ */
+export function pollDelay(asked: unknown, fallback: number, minimum: number): number {
+  const wanted = typeof asked === 'number' && !Number.isNaN(asked) ? asked : fallback;
+  return Math.min(MAX_POLL_INTERVAL, Math.max(minimum, wanted));
 }
 
 interface LegacyRequester {
@@ -66,18 +90,33 @@ export async function runTaskCall(
   channel.annotate({ [ATTR_MCP_TASK_ID]: taskId });
   const cancelOnAbort = (): void => cancel(taskId);
   signal.addEventListener('abort', cancelOnAbort, { once: true });
-  try {
-    const seen = new StatusTrail(channel);
+  // The call's own deadline, or the task's ttl when shorter: past it the server may have dropped
+  // the task, and a task kept `working` forever must not be polled forever.
+  const ttl = typeof task.ttl === 'number' && task.ttl >= 0 ? task.ttl : Number.POSITIVE_INFINITY;
+  const deadlineMs = Math.min(options.deadline, ttl);
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), Math.min(deadlineMs, 2 ** 31 - 1));
+  timer.unref();
+  const polling = AbortSignal.any([signal, deadline.signal]);
+  let polls = 0;
+  const seen = new StatusTrail(channel);
+  const follow = async (): Promise<void> => {
     for (;;) {
       seen.record(task);
       if (TERMINAL.has(task.status) || task.status === 'input_required') break;
-      await sleep(task.pollInterval ?? options.pollInterval, undefined, { signal });
-      task = await untilAborted(signal, (stageSignal) =>
+      await sleep(
+        pollDelay(task.pollInterval, options.pollInterval, options.minPollInterval),
+        undefined,
+        { signal: polling },
+      );
+      polls += 1;
+      task = await untilAborted(polling, (stageSignal) =>
         api.getTask(taskId, { signal: stageSignal }),
       );
     }
+    channel.annotate({ [ATTR_MCP_TASK_POLLS]: polls });
     if (task.status === 'cancelled') {
-      return await channel.fail(
+      return channel.fail(
         new ToolStreamError(task.statusMessage ?? `MCP task ${taskId} was cancelled by the server`),
         { errorType: ERROR_TYPE_TASK_CANCELLED },
       );
@@ -85,27 +124,41 @@ export async function runTaskCall(
     let result: unknown;
     try {
       // For completed and input_required tasks the result; for a failed one what it failed with.
-      result = await untilAborted(signal, (stageSignal) =>
+      result = await untilAborted(polling, (stageSignal) =>
         api.getTaskResult(taskId, CallToolResultSchema, { signal: stageSignal }),
       );
     } catch (error) {
-      if (task.status !== 'failed' || signal.aborted) throw error;
+      if (task.status !== 'failed' || polling.aborted) throw error;
     }
     if (
       task.status === 'failed' &&
       (result as { isError?: unknown } | undefined)?.isError !== true
     ) {
-      return await channel.fail(
-        new ToolStreamError(task.statusMessage ?? `MCP task ${taskId} failed`),
-        { errorType: ERROR_TYPE_TASK_FAILED },
-      );
+      return channel.fail(new ToolStreamError(task.statusMessage ?? `MCP task ${taskId} failed`), {
+        errorType: ERROR_TYPE_TASK_FAILED,
+      });
     }
     if (task.status === 'input_required') {
       // tasks/result waited for the end; read the status it ended with.
       seen.record(await api.getTask(taskId).catch(() => ({ ...task, status: 'completed' })));
     }
-    await settleCall(channel, toolName, result);
+    return settleCall(channel, toolName, result);
+  };
+  try {
+    await follow();
+  } catch (error) {
+    if (signal.aborted || !deadline.signal.aborted) throw error;
+    // Past the deadline: the server is told, and the call ends as a failure of its own kind.
+    cancel(taskId);
+    await channel.fail(
+      new ToolStreamError(
+        `MCP task ${taskId} was still "${task.status}" after ${deadlineMs} ms ` +
+          `(${deadlineMs === ttl ? "the task's ttl" : 'taskDeadline'}); it was cancelled`,
+      ),
+      { errorType: ERROR_TYPE_TASK_DEADLINE, attributes: { [ATTR_MCP_TASK_POLLS]: polls } },
+    );
   } finally {
+    clearTimeout(timer);
     signal.removeEventListener('abort', cancelOnAbort);
   }
 }
@@ -160,12 +213,14 @@ async function untilAborted<T>(
 
 /**
  * The task's statuses as the call saw them: each new status or status message a progress event
+ * (and an unchanged one again every 30 s while polled, so the call never looks idle)
  * carrying the status as `tooltrace.mcp.task.status` (the message is content: it is in the
  * payload, recorded under the capture rules), and the span's.
  */
 class StatusTrail {
   readonly #channel: ToolChannel;
   #last = '';
+  #lastAt = 0;
 
   constructor(channel: ToolChannel) {
     this.#channel = channel;
@@ -173,8 +228,11 @@ class StatusTrail {
 
   record(task: McpTask): void {
     const key = `${task.status}\u0000${task.statusMessage ?? ''}`;
-    if (key === this.#last || this.#channel.closed) return;
+    const now = performance.now();
+    if (this.#channel.closed) return;
+    if (key === this.#last && now - this.#lastAt < TASK_HEARTBEAT_MS) return;
     this.#last = key;
+    this.#lastAt = now;
     const annotations: Record<string, string | boolean> = { [ATTR_MCP_TASK_STATUS]: task.status };
     if (task.status === 'input_required') annotations[ATTR_MCP_TASK_INPUT_REQUIRED] = true;
     this.#channel.annotate(annotations);

@@ -1,6 +1,5 @@
 import { context, diag, propagation } from '@opentelemetry/api';
 import type { ToolAttributeValue } from '../events/index.js';
-import { ChannelFullError } from '../errors/index.js';
 import type { ChannelTool } from '../streamtool/index.js';
 import { ToolChannel } from '../streamtool/index.js';
 import {
@@ -14,6 +13,7 @@ import {
 } from './mcp-attribute-names.js';
 import {
   callToolOn,
+  isLegacyClient,
   protocolVersionOf,
   taskApiOf,
   type McpCallOptions,
@@ -21,11 +21,13 @@ import {
   type McpProgress,
 } from './mcp-client.js';
 import { awaitHandshake } from './await-handshake.js';
+import { CheckedToolList, type RefusedMcpTool } from './checked-tool-list.js';
 import { failCall, settleCall } from './mcp-call-outcome.js';
 import { refuseMeterProvider } from './refuse-meter-provider.js';
 import type { McpToolDefinition } from './mcp-tool-definition.js';
-import { runTaskCall } from './mcp-task-call.js';
+import { runTaskCall, type TaskCallOptions } from './mcp-task-call.js';
 import { networkTransportOf } from './network-transport.js';
+import { ProgressRelay } from './progress-relay.js';
 import { onProgressReceived } from './received-progress.js';
 import { onRequestSent } from './sent-request-ids.js';
 
@@ -46,9 +48,23 @@ export interface McpToolsOptions {
   requestOptions?: Omit<McpCallOptions, 'signal' | 'onprogress'>;
   /**
    * The most pages of `tools/list` read; a server that keeps answering with a cursor stops there.
+   * The 2.x client pages by itself when asked for a cursor-less list and fails past 64 pages, so
+   * on that line each page is still asked for by cursor here and this bound holds as on 1.x.
    * @default 100
    */
   maxPages?: number;
+  /**
+   * The most tools taken; later ones are refused (see {@link McpToolsOptions.onRefused}).
+   * @default 1000
+   */
+  maxTools?: number;
+  /**
+   * Called once, after listing, with the tools refused: a later duplicate of a name, a name
+   * that is empty, not a string, over 128 characters or holds control characters, an
+   * `inputSchema` that is not an object schema, tools past `maxTools`. Either way one
+   * `diag.warn` names the first five and counts the rest; the other tools are wired as usual.
+   */
+  onRefused?: (refused: readonly RefusedMcpTool[]) => void;
   /**
    * Which tools are called as MCP tasks (2025-11-25, SDK 1.x): `required` calls only those the
    * server lists with `execution.taskSupport: "required"` (they cannot be called otherwise),
@@ -63,10 +79,26 @@ export interface McpToolsOptions {
    */
   taskTtl?: number;
   /**
-   * How long to wait between `tasks/get` polls when the server gives no `pollInterval`.
+   * How long to wait between `tasks/get` polls when the server gives no `pollInterval`. What
+   * the server gives is held to `taskMinPollInterval` to 30 s (a `pollInterval` of 0 would
+   * otherwise poll ~730 times a second; 1e12 is 1 ms to Node).
    * @default 1000
    */
   taskPollInterval?: number;
+  /**
+   * The shortest wait between polls whatever the server asks for (at most 10 polls a second by
+   * default).
+   * @default 100
+   */
+  taskMinPollInterval?: number;
+  /**
+   * How long a task call may go on from the task's creation, in ms; the task's own `ttl` ends
+   * it sooner. Past it the call sends `tasks/cancel` and fails with `error.type=task_deadline`.
+   * While it polls, an unchanged status is repeated as a progress event every 30 s, so the
+   * tracer's `idleTimeoutMs` (keep it above 30 s) never abandons a call still being polled.
+   * @default 3600000 (one hour)
+   */
+  taskDeadline?: number;
   /**
    * How long `mcpTools` waits for a client whose `connect()` is still running; a `connect()`
    * that fails meanwhile (its transport closes or reports an error) is refused at once.
@@ -83,7 +115,7 @@ export interface McpChannelTool extends ChannelTool {
   readonly runsAsTask: boolean;
 }
 
-/** How many progress notifications a call holds for bridge before dropping further ones. */
+/** How many progress notifications a call holds for bridge before coalescing further ones. */
 const CHANNEL_CAPACITY = 64;
 
 /**
@@ -120,22 +152,79 @@ export async function mcpTools(
   }
   refuseMeterProvider('mcpTools', options);
   await awaitHandshake(client, options.connectTimeout ?? 10_000);
-  const maxPages = options.maxPages ?? 100;
+  const maxPages = checkCount(options.maxPages, 'maxPages', 100);
+  const checked = new CheckedToolList(checkCount(options.maxTools, 'maxTools', 1000));
+  for (const name of ['taskPollInterval', 'taskMinPollInterval', 'taskDeadline'] as const) {
+    checkCount(options[name], name, 0, name === 'taskMinPollInterval' ? 0 : 1);
+  }
+  if (options.onRefused !== undefined && typeof options.onRefused !== 'function') {
+    throw new TypeError('options.onRefused must be a function');
+  }
   const taskCapable = hasToolTasks(client.getServerCapabilities());
   const tools: McpChannelTool[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < maxPages; page += 1) {
-    const listed = await client.listTools(cursor === undefined ? undefined : { cursor });
-    for (const definition of listed.tools) {
-      tools.push(new McpTool(client, definition, options, taskCapable));
+    const listed = await listPage(client, cursor);
+    const entries: unknown = (listed as { tools?: unknown } | undefined)?.tools;
+    for (const entry of Array.isArray(entries) ? (entries as unknown[]) : []) {
+      const definition = checked.take(entry);
+      if (definition !== undefined) {
+        tools.push(new McpTool(client, definition, options, taskCapable));
+      }
     }
-    cursor = listed.nextCursor;
+    const next = (listed as { nextCursor?: unknown } | undefined)?.nextCursor;
+    cursor = typeof next === 'string' ? next : undefined;
     // A cursor seen before would list the same pages again.
     if (cursor === undefined || seen.has(cursor)) break;
     seen.add(cursor);
   }
+  const diagnostic = checked.diagnostic();
+  if (diagnostic !== undefined) {
+    diag.warn(diagnostic);
+    try {
+      options.onRefused?.(checked.refused);
+    } catch {
+      // The caller's hook failing changes nothing about the tools that were taken.
+    }
+  }
   return tools;
+}
+
+/**
+ * One page of `tools/list`. The 2.x client, asked without a cursor, reads every page itself
+ * (and gives up past 64): an empty cursor is not a cursor to it, so the first page is asked
+ * for with the request sent directly where the client has `request()` and no 1.x task API.
+ */
+async function listPage(
+  client: McpClient,
+  cursor: string | undefined,
+): Promise<{ tools?: unknown; nextCursor?: unknown }> {
+  if (cursor === undefined && !isLegacyClient(client)) {
+    const request = (client as { request?: unknown }).request;
+    if (typeof request === 'function') {
+      const page = (await (request as (request: unknown) => Promise<unknown>).call(client, {
+        method: 'tools/list',
+        params: {},
+      })) as { tools?: unknown; nextCursor?: unknown };
+      // What the 2.x client's own listing does to every page it returns (SEP-2243).
+      const exclude = (client as { _excludeInvalidXMcpHeaderTools?: unknown })
+        ._excludeInvalidXMcpHeaderTools;
+      if (typeof exclude === 'function' && Array.isArray(page?.tools)) exclude.call(client, page);
+      return page;
+    }
+  }
+  return client.listTools(cursor === undefined ? undefined : { cursor });
+}
+
+function checkCount(value: unknown, name: string, fallback: number, minimum = 1): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum) {
+    throw new TypeError(
+      `options.${name} must be an integer >= ${minimum}, got ${JSON.stringify(value) ?? typeof value}`,
+    );
+  }
+  return value;
 }
 
 function hasToolTasks(capabilities: object | undefined): boolean {
@@ -174,22 +263,14 @@ class McpTool implements McpChannelTool {
     channel.annotate(this.#attributes());
     // A fresh object per call: the request that carries it is this call's (sent-request-ids).
     const argumentsObject = { ...input };
-    let dropped = 0;
+    const relay = new ProgressRelay(channel, this.name);
     // Progress is strictly increasing (the MCP spec's MUST): a value heard both on the transport
     // and from the SDK's onprogress is taken once, the first time.
     let lastProgress = Number.NEGATIVE_INFINITY;
     const onprogress = (progress: McpProgress): void => {
       if (channel.closed || !(progress.progress > lastProgress)) return;
       lastProgress = progress.progress;
-      try {
-        void channel.progress(fractionOf(progress), progress.message);
-      } catch (error) {
-        // Notifications cannot be slowed down: past the buffer they are counted and dropped.
-        if (!(error instanceof ChannelFullError)) return;
-        if (dropped++ === 0) {
-          diag.warn(`tooltrace: MCP tool "${this.name}" sent progress faster than it was read`);
-        }
-      }
+      relay.offer(fractionOf(progress), progress.message);
     };
     const transport = this.#client.transport;
     let stopHearing = (): void => {};
@@ -202,11 +283,13 @@ class McpTool implements McpChannelTool {
     const callOptions: McpCallOptions = { ...this.#options.requestOptions, signal, onprogress };
     const running = this.runsAsTask
       ? this.#runTask(channel, params, callOptions, signal)
-      : callToolOn(this.#client, params, callOptions).then((result) =>
-          settleCall(channel, this.name, result),
-        );
+      : callToolOn(this.#client, params, callOptions).then((result) => {
+          relay.flush();
+          return settleCall(channel, this.name, result);
+        });
     running
       .catch((error: unknown) => {
+        relay.flush();
         // A cancelled call already has its result (bridge answered the abort).
         if (signal.aborted) return channel.close();
         return failCall(channel, error);
@@ -234,8 +317,10 @@ class McpTool implements McpChannelTool {
           '(tasks need @modelcontextprotocol/sdk 1.x)',
       );
     }
-    const options: { ttl?: number; pollInterval: number } = {
+    const options: TaskCallOptions = {
       pollInterval: this.#options.taskPollInterval ?? 1000,
+      minPollInterval: this.#options.taskMinPollInterval ?? 100,
+      deadline: this.#options.taskDeadline ?? 3_600_000,
     };
     if (this.#options.taskTtl !== undefined) options.ttl = this.#options.taskTtl;
     await runTaskCall(api, channel, this.name, params, callOptions, signal, options);

@@ -26,7 +26,7 @@ export interface ServeMcpToolsOptions {
   /**
    * The bus each call is emitted on (`tool.invoke`, its stream, `tool.result`), so a tracer on it
    * draws the call; its span continues the trace context the client sent in `params._meta`.
-   * Without one, calls run on a private bus nobody watches.
+   * Without one, calls run on a private bus nobody watches, which keeps no events (no replay ring).
    */
   bus?: EventBus;
   /**
@@ -81,7 +81,7 @@ export function serveMcpTools(
   }
   const givenTools: unknown = tools;
   if (!Array.isArray(givenTools)) throw new TypeError('tools must be an array of ChannelTools');
-  const bus = options.bus ?? new EventBus();
+  const bus = options.bus ?? new EventBus({ ringSize: 0 });
   const source = options.source ?? 'mcp.server';
   refuseMeterProvider('serveMcpTools', options);
   return tools.map((entry) => {

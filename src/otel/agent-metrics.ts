@@ -2,7 +2,9 @@ import {
   createNoopMeter,
   type Attributes,
   type Histogram,
+  type Meter,
   type MeterProvider,
+  type ObservableResult,
   type UpDownCounter,
 } from '@opentelemetry/api';
 import { VERSION } from '../version.js';
@@ -36,6 +38,16 @@ export const METRIC_TIME_TO_FIRST_PARTIAL = 'tooltrace.tool.time_to_first_partia
 export const METRIC_STREAM_EVENTS = 'tooltrace.tool.stream.events';
 /** `tooltrace.tool.calls.in_flight`: tool calls started and not yet ended. */
 export const METRIC_CALLS_IN_FLIGHT = 'tooltrace.tool.calls.in_flight';
+
+/**
+ * `tooltrace.tool.events.dropped`: stream events and results the tracer did not record as they
+ * came, by `tooltrace.drop.reason`: `late` (after their call's span ended), `duplicate`,
+ * `unpaired` (naming no call), `coalesced` (only counted in the span's summary), `producer`
+ * (let go before the bus, `tooltrace.stream.events.dropped`).
+ */
+export const METRIC_EVENTS_DROPPED = 'tooltrace.tool.events.dropped';
+/** `tooltrace.drop.reason` on {@link METRIC_EVENTS_DROPPED}. */
+export const ATTR_DROP_REASON = 'tooltrace.drop.reason';
 
 /** `mcp.client.operation.duration`: an MCP request as its sender saw it, in seconds. */
 export const METRIC_MCP_CLIENT_OPERATION_DURATION = 'mcp.client.operation.duration';
@@ -112,9 +124,11 @@ export class AgentMetrics {
   readonly #inFlight: UpDownCounter;
   readonly #mcpClientDuration: Histogram;
   readonly #mcpServerDuration: Histogram;
+  readonly #meter: Meter;
 
   constructor(provider: MeterProvider) {
     const meter = provider.getMeter('tooltrace', VERSION);
+    this.#meter = meter;
     this.recording = meter !== createNoopMeter();
     const seconds = (name: string, description: string): Histogram =>
       meter.createHistogram(name, {
@@ -157,6 +171,25 @@ export class AgentMetrics {
       METRIC_MCP_SERVER_OPERATION_DURATION,
       'The duration of an MCP request as the server saw it, from receiving it to the answer.',
     );
+  }
+
+  /**
+   * Reports the tracer's drop counters as {@link METRIC_EVENTS_DROPPED} whenever the meter is
+   * read; `read` gives the running totals by reason. Returns a function that stops it.
+   */
+  observeDrops(read: () => Readonly<Record<string, number>>): () => void {
+    if (!this.recording) return () => {};
+    const counter = this.#meter.createObservableCounter(METRIC_EVENTS_DROPPED, {
+      unit: '{event}',
+      description: 'Tool stream events and results not recorded as they came, by reason.',
+    });
+    const callback = (result: ObservableResult): void => {
+      for (const [reason, count] of Object.entries(read())) {
+        result.observe(count, { [ATTR_DROP_REASON]: reason });
+      }
+    };
+    counter.addCallback(callback);
+    return () => counter.removeCallback(callback);
   }
 
   /** A call's span started: one more in flight under `toolName`. */

@@ -14,7 +14,10 @@ const ELLIPSIS_BYTES = 3;
 export function truncateUtf8(text: string, maxBytes: number): string {
   // Every UTF-16 code unit takes at most 3 bytes, so short text needs no encoding at all.
   if (text.length * 3 <= maxBytes) return text;
-  const bytes = Buffer.from(text, 'utf8');
+  // Every code unit takes at least a byte: past `maxBytes + 1` units nothing more can be kept,
+  // so a 20 MB text is not encoded whole to keep its first kilobytes.
+  const head = text.length > maxBytes + 1 ? text.slice(0, maxBytes + 1) : text;
+  const bytes = Buffer.from(head, 'utf8');
   if (bytes.length <= maxBytes) return text;
   if (maxBytes < ELLIPSIS_BYTES) return '';
   let end = maxBytes - ELLIPSIS_BYTES;
@@ -57,6 +60,17 @@ export class ContentCapture {
     this.#maxBytes = maxBytes;
     this.#redact = redact;
     this.#onRedactError = onRedactError;
+  }
+
+  /**
+   * What to keep of a value `bytes` large until it is recorded: the value itself within the byte
+   * limit, otherwise its text cut to the limit (all that could be recorded of it), so a payload
+   * held for a span event or a snapshot never keeps more than the limit alive.
+   */
+  held(value: unknown, bytes: number): unknown {
+    if (bytes <= this.#maxBytes) return value;
+    const text = contentText(value);
+    return text === undefined ? undefined : truncateUtf8(text, this.#maxBytes);
   }
 
   /** The text to record for `value` under `key`, or `undefined` when there is none. */

@@ -16,3 +16,5 @@ export {
 } from './attribute-names.js';
 export { isEventTypePattern } from './event-type-filter.js';
 export { callKey } from './span-keys.js';
+export { fmix32 } from './stable-hash.js';
+export { GenerationalMap } from './generational-map.js';

@@ -107,6 +107,22 @@ export interface TraceToolCallsOptions {
    */
   maxOpenSpans?: number;
   /**
+   * How many ended calls (by result, eviction, idle time or shutdown) are remembered, so an
+   * event that comes after its call's span was exported is counted in `stats().lateEvents` and
+   * never starts a second span: a 64-bit fingerprint per call (16 bytes; 32 at most counting the
+   * two generations it rotates in), between this many and twice this many calls. Calls older
+   * than that are still recognized by their bus sequence (see docs/hostile-peers.md).
+   * @default 262144
+   */
+  maxEndedCalls?: number;
+  /**
+   * The most payload bytes (estimated) held for calls whose `tool.invoke` has not come yet (the
+   * reorder window); past it the oldest held call starts its span without waiting, as it does
+   * past 256 events or 1024 calls. Content capture keeps at most its byte limit of a payload.
+   * @default 16 MiB
+   */
+  maxHeldBytes?: number;
+  /**
    * How traces are cut. `causal-root` (the default): each agent turn is the root of its own
    * trace (all of a session's traces share `gen_ai.conversation.id`), and a call outside any turn
    * shares one trace with every call under the same root event. `session`: one trace per session
@@ -202,32 +218,36 @@ export interface ReplayTracingOptions extends TraceToolCallsOptions {
   resumable?: boolean;
 }
 
-/** {@link ReplayTracingOptions} with every default applied and checked, resolved once. */
-export interface ResolvedOptions {
-  readonly tracerProvider: TracerProvider | undefined;
-  readonly meterProvider: MeterProvider | undefined;
-  readonly streamEvents: StreamEventsAs;
-  readonly loggerProvider: LoggerProviderLike | undefined;
-  readonly captureContent: boolean;
-  readonly maxContentBytes: number;
-  readonly redact: RedactHook;
-  readonly maxStreamEvents: number;
-  readonly idleTimeoutMs: number;
-  readonly maxOpenSpans: number;
-  readonly traceBy: TraceBy;
-  readonly idGenerator: DerivedIdGenerator | undefined;
-  readonly parentContext: ((event: BusEvent) => Context | undefined) | undefined;
-  readonly reorderWindowMs: number;
-  readonly maxRememberedEvents: number;
-  readonly stableEventId: ((event: BusEvent) => string) | undefined;
-  readonly onSpanEnd: ((span: Span, reason: EndReason) => void) | undefined;
-  readonly resumable: boolean;
-  readonly agentName: string;
-  readonly excludeEvents: readonly string[];
-  readonly liveUpdates: boolean;
-  readonly liveIntervalMs: number;
-  readonly liveTracerProvider: TracerProvider | undefined;
-}
+/** The options {@link resolveOptions} gives a default to. */
+type Defaulted =
+  | 'streamEvents'
+  | 'captureContent'
+  | 'maxContentBytes'
+  | 'redact'
+  | 'maxStreamEvents'
+  | 'idleTimeoutMs'
+  | 'maxOpenSpans'
+  | 'maxEndedCalls'
+  | 'maxHeldBytes'
+  | 'traceBy'
+  | 'reorderWindowMs'
+  | 'maxRememberedEvents'
+  | 'agentName'
+  | 'excludeEvents'
+  | 'resumable';
+
+/**
+ * {@link ReplayTracingOptions} with every default applied and checked, resolved once; the
+ * `liveUpdates` object flattened.
+ */
+export type ResolvedOptions = Readonly<
+  Omit<ReplayTracingOptions, Defaulted | 'liveUpdates'> &
+    Required<Pick<ReplayTracingOptions, Defaulted>> & {
+      liveUpdates: boolean;
+      liveIntervalMs: number;
+      liveTracerProvider: TracerProvider | undefined;
+    }
+>;
 
 const TRACE_BY: readonly TraceBy[] = ['causal-root', 'session', 'call'];
 
@@ -241,25 +261,9 @@ const CAPTURE_VARIABLES = [
 const LIVE_UPDATES_VARIABLE = 'TOOLTRACE_LIVE_UPDATES';
 
 /**
- * Options `traceToolCalls` took before they moved, and where each went: it refuses them rather
- * than let a program that still sets one lose it without a word.
- */
-const MOVED_OPTIONS: Readonly<Record<string, string>> = {
-  liveIntervalMs: 'set liveUpdates: { intervalMs } instead',
-  liveTracerProvider: 'set liveUpdates: { tracerProvider } instead',
-  idGenerator: 'it is a replay control: use traceReplay',
-  parentContext: 'it is a replay control: use traceReplay',
-  reorderWindowMs: 'it is a replay control: use traceReplay',
-  maxRememberedEvents: 'it is a replay control: use traceReplay',
-  stableEventId: 'it is a replay control: use traceReplay',
-  resumable: 'it is a replay control: use traceReplay',
-  onSpanEnd: 'add a span processor (its onEnd; tooltrace.end_reason says why), or use traceReplay',
-};
-
-/**
  * Applies the defaults and checks every option; throws a `ConfigurationError` naming the bad
- * one. `caller` names the function the options were given to: `traceToolCalls` refuses the
- * replay controls, which only `traceReplay` takes.
+ * one. `caller` names the function the options were given to: `traceToolCalls` reads only
+ * {@link TraceToolCallsOptions}; the replay controls are `traceReplay`'s.
  */
 export function resolveOptions(
   options: ReplayTracingOptions,
@@ -271,14 +275,8 @@ export function resolveOptions(
       setting: 'options',
     });
   }
-  if (caller === 'traceToolCalls') {
-    for (const [name, instead] of Object.entries(MOVED_OPTIONS)) {
-      if ((options as Record<string, unknown>)[name] === undefined) continue;
-      throw new ConfigurationError(`traceToolCalls takes no options.${name}: ${instead}`, {
-        setting: name,
-      });
-    }
-  }
+  const replay: Omit<ReplayTracingOptions, keyof TraceToolCallsOptions> =
+    caller === 'traceReplay' ? options : {};
   const traceBy = options.traceBy ?? 'causal-root';
   if (!TRACE_BY.includes(traceBy)) {
     throw new ConfigurationError(
@@ -292,11 +290,11 @@ export function resolveOptions(
       setting: 'captureContent',
     });
   }
-  const resumable = options.resumable ?? false;
+  const resumable = replay.resumable ?? false;
   if (typeof resumable !== 'boolean') {
     throw new ConfigurationError('options.resumable must be a boolean', { setting: 'resumable' });
   }
-  if (resumable && options.idGenerator === undefined) {
+  if (resumable && replay.idGenerator === undefined) {
     throw new ConfigurationError(
       'options.resumable needs options.idGenerator: a later run ends a cut span under the same span id only with ids derived from the events',
       { setting: 'resumable' },
@@ -320,18 +318,20 @@ export function resolveOptions(
     maxStreamEvents: checkInteger(options.maxStreamEvents, 'maxStreamEvents', 64, 0),
     idleTimeoutMs: checkInteger(options.idleTimeoutMs, 'idleTimeoutMs', 300_000, 1),
     maxOpenSpans: checkInteger(options.maxOpenSpans, 'maxOpenSpans', 10_000, 1),
+    maxEndedCalls: checkInteger(options.maxEndedCalls, 'maxEndedCalls', 262_144, 1),
+    maxHeldBytes: checkInteger(options.maxHeldBytes, 'maxHeldBytes', 16 * 1024 * 1024, 0),
     traceBy,
-    idGenerator: checkObject(options.idGenerator, 'idGenerator'),
-    parentContext: checkFunction(options.parentContext, 'parentContext'),
-    reorderWindowMs: checkInteger(options.reorderWindowMs, 'reorderWindowMs', 2000, 0),
+    idGenerator: checkObject(replay.idGenerator, 'idGenerator'),
+    parentContext: checkFunction(replay.parentContext, 'parentContext'),
+    reorderWindowMs: checkInteger(replay.reorderWindowMs, 'reorderWindowMs', 2000, 0),
     maxRememberedEvents: checkInteger(
       options.maxRememberedEvents,
       'maxRememberedEvents',
       10_000,
       1,
     ),
-    stableEventId: checkFunction(options.stableEventId, 'stableEventId'),
-    onSpanEnd: checkFunction(options.onSpanEnd, 'onSpanEnd'),
+    stableEventId: checkFunction(replay.stableEventId, 'stableEventId'),
+    onSpanEnd: checkFunction(replay.onSpanEnd, 'onSpanEnd'),
     resumable,
     liveUpdates,
     liveIntervalMs: checkInteger(live.intervalMs, 'liveUpdates.intervalMs', 1000, 10),

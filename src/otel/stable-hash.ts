@@ -61,7 +61,11 @@ function mixHash(hash: number, block: number): number {
 }
 
 function finish(hash: number, length: number): number {
-  hash ^= length;
+  return fmix32(hash ^ length);
+}
+
+/** MurmurHash3's finaliser: spreads every bit of `hash` over all 32 (unsigned result). */
+export function fmix32(hash: number): number {
   hash ^= hash >>> 16;
   hash = Math.imul(hash, 0x85ebca6b);
   hash ^= hash >>> 13;
@@ -155,6 +159,16 @@ function prefixedHashHex(scratch: PrefixedScratch, text: string, count: 2 | 4): 
  */
 export function hashHex(text: string, words: 2 | 4): string {
   return prefixedHashHex(unprefixed, text, words);
+}
+
+/**
+ * Two 32-bit hashes of `text` (64 bits in all) into `out[0]` and `out[1]`, never both zero: a
+ * compact fingerprint of a key, where keeping the key itself would cost its string.
+ */
+export function hashWords(text: string, out: Uint32Array): void {
+  const length = unprefixed.encode(text);
+  murmur3Words(unprefixed.bytes, length, SEEDS_2, out);
+  if (out[0] === 0 && out[1] === 0) out[1] = 1;
 }
 
 /**

@@ -30,6 +30,19 @@ export interface ToolCallTracingStats {
   openSpans: number;
   /** Events waiting in the reorder window for their `tool.invoke`. */
   heldEvents: number;
+  /** Their payloads' bytes (estimated), at most `maxHeldBytes`. */
+  heldBytes: number;
+  /**
+   * Calls held past `maxHeldBytes` (or 256 events, or 1024 calls) whose span started without
+   * waiting for their invoke any longer.
+   */
+  heldReleasedEarly: number;
+  /**
+   * What the tracer remembers of ended calls so late events are never a second span (see
+   * `maxEndedCalls`): `keys` fingerprints in `bytes`; `forgotten` keys let go of, whose calls
+   * are still told late by their bus sequence.
+   */
+  endedCalls: { keys: number; bytes: number; forgotten: number };
   spansStarted: number;
   /** Spans ended, by why. */
   spansEnded: Record<EndReason, number>;
@@ -39,6 +52,11 @@ export interface ToolCallTracingStats {
   streamEvents: number;
   /** Stream events only counted in their span's summary, not recorded as span events. */
   streamEventsCoalesced: number;
+  /**
+   * Stream events their producer let go before the bus (`tooltrace.stream.events.dropped` on
+   * the result): an MCP progress burst past what the call's reader took, coalesced to its newest.
+   */
+  streamEventsDropped: number;
   /** Events seen twice (same invoke id, or same call and stream sequence), ignored. */
   duplicateEvents: number;
   /** Stream events and results that arrived after their span had ended, ignored. */

@@ -44,6 +44,17 @@ export class TracingSubscriber {
       source: 'tooltrace.otel',
     });
     this.#removeScope = bus.addDispatchScope(this.#scopeFor);
+    // Read on every collection, after close too: a final collection still sees the totals.
+    this.#core.metrics.observeDrops(() => {
+      const stats = this.#toolCalls.stats();
+      return {
+        late: stats.lateEvents,
+        duplicate: stats.duplicateEvents,
+        unpaired: stats.unpairedEvents,
+        coalesced: stats.streamEventsCoalesced,
+        producer: stats.streamEventsDropped,
+      };
+    });
   }
 
   stats(): ToolCallTracingStats {

@@ -57,5 +57,3 @@ export { OtlpJsonTraceEncoder } from './otlp-json-encoder.js';
 export { NumberTypes } from './number-types.js';
 export { encodeAll } from './span-batch.js';
 export type { SpanBatch } from './span-batch.js';
-export { OtlpMetricsEncoder } from './otlp-metrics-encoder.js';
-export type { OtlpMetricsFormat } from './otlp-metrics-encoder.js';

@@ -1,3 +1,5 @@
+import { fmix32 } from '../otel/internal.js';
+
 /** Registers of the estimate: 2^14, 16 KB, a standard error of 0.8 %. */
 const INDEX_BITS = 14;
 const REGISTERS = 1 << INDEX_BITS;
@@ -94,10 +96,5 @@ function hashOf(text: string): number {
     hash ^= text.charCodeAt(index);
     hash = Math.imul(hash, 0x01000193);
   }
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  hash ^= hash >>> 16;
-  return hash >>> 0;
+  return fmix32(hash);
 }

@@ -107,6 +107,9 @@ export async function readJournalSpans(
     processor: collector,
     resource,
     traceBy: options.traceBy ?? 'causal-root',
+    // A snapshot timer firing while a slow file is read would make the drawing depend on read
+    // speed; every call ends (or is ended at the input's end) anyway.
+    liveUpdates: false,
   });
   let lines = 0;
   let events = 0;

@@ -12,3 +12,4 @@ export { formatRfc3339Nano, parseRfc3339Nano } from './rfc3339.js';
 export { isValidTraceparent, parseTraceparent } from './traceparent.js';
 export type { TraceparentParts } from './traceparent.js';
 export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LINE_BYTES } from './wire-limits.js';
+export { parseRetryAfter } from './retry-after.js';

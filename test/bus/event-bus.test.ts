@@ -1,7 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { CORE_ERROR, EventBus, type BusEvent, type CoreErrorPayload } from '../../src/index.js';
+import {
+  CORE_ERROR,
+  EventBus,
+  type BusEvent,
+  type CoreErrorPayload,
+  type ElidedPayload,
+} from '../../src/index.js';
 
 function record(bus: EventBus, type?: string): BusEvent[] {
   const seen: BusEvent[] = [];
@@ -439,6 +445,52 @@ describe('EventBus', () => {
       expect(seen).toEqual(Array.from({ length: 100 }, (_, index) => 901 + index));
     });
 
+    it('keeps no event unless a ring is asked for', () => {
+      const bus = new EventBus();
+      bus.emit('n', 'x'.repeat(1_000_000));
+      const seen: unknown[] = [];
+      bus.subscribeAllReplay((event) => void seen.push(event.payload));
+      expect(seen).toEqual([]);
+      expect(bus.stats()).toEqual({ ringEvents: 0, ringBytes: 0, ringElided: 0, ringEvicted: 0 });
+    });
+
+    it('holds a payload over ringPayloadBytes by its size and a preview, and counts it', () => {
+      const bus = new EventBus({ ringSize: 10, ringPayloadBytes: 1024 });
+      const big = { tool_id: 'tc_1', payload: 'y'.repeat(20 * 1024 * 1024) };
+      const emitted = bus.emit('tool.result', big);
+      bus.emit('small', { ok: true });
+      const seen: BusEvent[] = [];
+      bus.subscribeAllReplay((event) => void seen.push(event));
+      expect(seen.map((event) => event.type)).toEqual(['tool.result', 'small']);
+      const elided = seen[0]!.payload as ElidedPayload;
+      expect(elided.elided).toBe(true);
+      expect(elided.bytes).toBeGreaterThan(20 * 1024 * 1024);
+      expect(elided.preview.length).toBeLessThanOrEqual(256);
+      expect(elided.preview).toContain('"tool_id":"tc_1"');
+      expect(seen[0]!.id).toBe(emitted.id);
+      expect(seen[1]!.payload).toEqual({ ok: true });
+      expect(bus.stats()).toMatchObject({ ringEvents: 2, ringElided: 1, ringEvicted: 0 });
+      expect(bus.stats().ringBytes).toBeLessThan(4096);
+    });
+
+    it('lets the oldest events go past ringBytes, and counts them', () => {
+      const bus = new EventBus({ ringSize: 1000, ringBytes: 100_000, ringPayloadBytes: 50_000 });
+      for (let n = 0; n < 50; n += 1) bus.emit('n', String(n).padEnd(10_000, '.'));
+      const seen: string[] = [];
+      bus.subscribeAllReplay((event) => void seen.push((event.payload as string).trim()));
+      const { ringEvents, ringBytes, ringEvicted } = bus.stats();
+      expect(ringBytes).toBeLessThanOrEqual(100_000);
+      expect(ringEvents).toBe(seen.length);
+      expect(ringEvents + ringEvicted).toBe(50);
+      expect(seen.at(-1)).toMatch(/^49\./);
+      expect(seen[0]).toMatch(new RegExp(`^${50 - ringEvents}\\.`));
+    });
+
+    it('refuses a ring byte limit that is not a non-negative integer', () => {
+      expect(() => new EventBus({ ringBytes: -1 })).toThrow(/ringBytes/);
+      expect(() => new EventBus({ ringPayloadBytes: 1.5 })).toThrow(/ringPayloadBytes/);
+    });
+
     it('replays nothing with ringSize 0', () => {
       const bus = new EventBus({ ringSize: 0 });
       bus.emit('n', 1);
@@ -449,7 +501,7 @@ describe('EventBus', () => {
     });
 
     it('delivers events emitted during the replay once, after the replayed ones', () => {
-      const bus = new EventBus();
+      const bus = new EventBus({ ringSize: 16 });
       bus.emit('n', 1);
       bus.emit('n', 2);
       const seen: unknown[] = [];
@@ -466,7 +518,7 @@ describe('EventBus', () => {
     });
 
     it('replays the event being dispatched once when called from its handler', () => {
-      const bus = new EventBus();
+      const bus = new EventBus({ ringSize: 16 });
       const seen: unknown[] = [];
       bus.subscribe('n', () => {
         bus.subscribeAllReplay((event) => void seen.push(event.payload));

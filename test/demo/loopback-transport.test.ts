@@ -35,14 +35,14 @@ describe('LoopbackTransport', () => {
   it('takes nothing once shut down', async () => {
     const receiver = new LoopbackTransport();
     await receiver.shutdown();
-    const outcome = await receiver.sendBatch(Buffer.alloc(0));
+    const outcome = await receiver.send(Buffer.alloc(0));
     expect(outcome).toMatchObject({ kind: 'permanent', status: 'shutdown' });
     expect(receiver.spans).toEqual([]);
   });
 
   it('refuses for good a body that is not an OTLP request', async () => {
     const receiver = new LoopbackTransport();
-    const outcome = await receiver.sendBatch(Buffer.from([0x0a, 0x05, 0x00]));
+    const outcome = await receiver.send(Buffer.from([0x0a, 0x05, 0x00]));
     expect(outcome).toMatchObject({ kind: 'permanent', status: '400' });
   });
 });

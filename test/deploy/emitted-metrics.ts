@@ -26,7 +26,7 @@ export interface EmittedInstrument {
  * Every instrument the library and the sidecar record, read from a real MeterProvider after
  * driving the code that records them: {@link AgentMetrics} through each of its methods with
  * every optional attribute present (a failed call with an agent name, a streamed call, a turn,
- * a model call with both token kinds, an MCP `tools/call` on each side), and {@link SidecarMetrics.observe} with a source and a dropped batch. So the
+ * a model call with both token kinds, an MCP `tools/call` on each side, the drop counters), and {@link SidecarMetrics.observe} with a source and a dropped batch. So the
  * names, units, kinds and attribute keys are the ones the source really emits, not a copy.
  */
 export async function emittedInstruments(): Promise<EmittedInstrument[]> {
@@ -66,6 +66,7 @@ export async function emittedInstruments(): Promise<EmittedInstrument[]> {
         'result',
       );
     }
+    agent.observeDrops(() => ({ late: 1, duplicate: 0 }));
     agent.agentEnded('agent', start, start + 3_000_000_000n, '_OTHER', 'result');
     agent.chatEnded(
       {

@@ -14,6 +14,8 @@ import type { ChannelTool, StreamingToolPlugin } from '../../src/streamtool/inde
 import { startTracingHarness, type TracingHarness } from '../otel/tracing-harness.js';
 import { attachTools, callTool, resetGlobals } from './mcp-harness.js';
 
+/** The test's own server polls fast (30 ms): trusted, it may go below the 100 ms floor. */
+const OWN_SERVER = { taskMinPollInterval: 10 };
 let harness: TracingHarness | undefined;
 let client: Client | undefined;
 let taskStore: InMemoryTaskStore | undefined;
@@ -99,7 +101,7 @@ describe('MCP tasks (2025-11-25), served by serveMcpTools and called through mcp
     const serverBus = new EventBus();
     const serverTracing = traceToolCalls(serverBus, { tracerProvider: harness.provider });
     client = await connectTaskServer(serverBus, {}, sent);
-    const tools = await mcpTools(client);
+    const tools = await mcpTools(client, OWN_SERVER);
     expect(tools.map((tool) => [tool.name, tool.runsAsTask])).toEqual([['research', true]]);
     attachTools(harness.bus, tools);
 
@@ -137,7 +139,7 @@ describe('MCP tasks (2025-11-25), served by serveMcpTools and called through mcp
   it('shows each status on its event without content capture (tooltrace.mcp.task.status), the message left out', async () => {
     harness = await startTracingHarness({ register: true });
     client = await connectTaskServer(new EventBus(), {}, []);
-    attachTools(harness.bus, await mcpTools(client));
+    attachTools(harness.bus, await mcpTools(client, OWN_SERVER));
 
     await callTool(harness.bus, { id: 'tc_1', name: 'research', arguments: { topic: 'otters' } });
 
@@ -156,7 +158,7 @@ describe('MCP tasks (2025-11-25), served by serveMcpTools and called through mcp
   it('fails the span of a task whose tool failed', async () => {
     harness = await startTracingHarness({ register: true });
     client = await connectTaskServer(new EventBus(), {}, []);
-    attachTools(harness.bus, await mcpTools(client));
+    attachTools(harness.bus, await mcpTools(client, OWN_SERVER));
 
     const result = await callTool(harness.bus, {
       id: 'tc_1',
@@ -175,7 +177,10 @@ describe('MCP tasks (2025-11-25), served by serveMcpTools and called through mcp
     const seen: { aborted?: unknown } = {};
     const sent: string[] = [];
     client = await connectTaskServer(new EventBus(), seen, sent);
-    const plugins: StreamingToolPlugin[] = attachTools(harness.bus, await mcpTools(client));
+    const plugins: StreamingToolPlugin[] = attachTools(
+      harness.bus,
+      await mcpTools(client, OWN_SERVER),
+    );
     harness.bus.emit(TOOL_INVOKE, { id: 'tc_1', name: 'research', arguments: { topic: 'x' } });
     while (!sent.includes('tasks/get')) await sleep(5);
 
@@ -241,7 +246,7 @@ describe('a tool served with execution.taskSupport optional', () => {
   it("is called as a task by mcpTools(client, { tasks: 'optional' }): the task's statuses on its span", async () => {
     harness = await startTracingHarness({ register: true });
     client = await connectOptional();
-    const tools = await mcpTools(client, { tasks: 'optional' });
+    const tools = await mcpTools(client, { ...OWN_SERVER, tasks: 'optional' });
     expect(tools.map((tool) => tool.runsAsTask)).toEqual([true]);
     attachTools(harness.bus, tools);
 
@@ -309,7 +314,7 @@ describe('a task call cancelled while its task is being created', () => {
     };
     client = new Client({ name: 'agent', version: '1.0.0' });
     await Promise.all([server.connect(serverTransport), client.connect(clientTransport)]);
-    const plugins = attachTools(harness.bus, await mcpTools(client));
+    const plugins = attachTools(harness.bus, await mcpTools(client, OWN_SERVER));
     harness.bus.emit(TOOL_INVOKE, { id: 'tc_1', name: 'build', arguments: {} });
     while (!sent.includes('tools/call')) await sleep(5);
 
@@ -386,7 +391,7 @@ describe('an MCP task that asks for input, and one that runs long', () => {
   it('shows input_required on the span: the attribute, a status event with its message, then the result', async () => {
     harness = await startTracingHarness({ register: true, tracing: { captureContent: true } });
     client = await connectAskingServer();
-    attachTools(harness.bus, await mcpTools(client));
+    attachTools(harness.bus, await mcpTools(client, OWN_SERVER));
 
     const result = await callTool(harness.bus, { id: 'tc_1', name: 'deploy', arguments: {} });
 
@@ -411,7 +416,7 @@ describe('an MCP task that asks for input, and one that runs long', () => {
       tracing: { liveUpdates: { intervalMs: 40 } },
     });
     client = await connectTaskServer(new EventBus(), {}, []);
-    attachTools(harness.bus, await mcpTools(client));
+    attachTools(harness.bus, await mcpTools(client, OWN_SERVER));
 
     await callTool(harness.bus, { id: 'tc_1', name: 'research', arguments: { topic: 'otters' } });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { truncateUtf8 } from '../../src/otel/content-capture.js';
 import { hrTimeFromUnixNano } from '../../src/otel/hr-time.js';
-import { payloadBytes } from '../../src/otel/tool-calls/payload-bytes.js';
+import { payloadBytes } from '../../src/bus/payload-bytes.js';
 
 describe('truncateUtf8()', () => {
   it('leaves text within the limit as it is', () => {

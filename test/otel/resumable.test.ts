@@ -6,7 +6,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import type { ConfigurationError } from '../../src/index.js';
 import { EventBus, TOOL_INVOKE, type ToolCall } from '../../src/index.js';
-import { DerivedIdGenerator, traceReplay, traceToolCalls } from '../../src/otel/index.js';
+import { DerivedIdGenerator, traceReplay } from '../../src/otel/index.js';
 
 /** A replay whose one call never gets its result, shut down; resolves the spans exported. */
 async function shutDownWithAnOpenCall(resumable: boolean | undefined) {
@@ -54,13 +54,5 @@ describe('traceReplay', () => {
         setting: 'resumable',
       }) as ConfigurationError,
     );
-  });
-});
-
-describe('traceToolCalls', () => {
-  it('refuses resumable, a replay control', () => {
-    expect(() =>
-      traceToolCalls(new EventBus(), { resumable: true } as Parameters<typeof traceToolCalls>[1]),
-    ).toThrow(/traceToolCalls takes no options.resumable: it is a replay control/);
   });
 });

@@ -34,7 +34,7 @@ describe('RecordingSubscriber', () => {
   });
 
   it('replays the ring when asked to', () => {
-    const bus = new EventBus();
+    const bus = new EventBus({ ringSize: 8 });
     bus.emit('before', null);
     const recorder = new RecordingSubscriber(bus, { replay: true });
     bus.emit('after', null);

@@ -1,10 +1,10 @@
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DrawnSpans } from '../../src/view/drawn-spans.js';
 import { readJournalSpans } from '../../src/view/read-journal-spans.js';
 import { runView } from '../../src/view/run-view.js';
 import type { ReceivedSpan } from '../../src/otlp/index.js';
-import { journalText } from '../sidecar/journal-lines.js';
+import { journalLines, journalText } from '../sidecar/journal-lines.js';
 import { delegateJournal } from '../sidecar/nexus-journal.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,35 @@ function span(traceId: string, spanId: string, parentSpanId = 'parent'): Receive
 }
 
 describe('readJournalSpans()', () => {
+  it('takes no in-flight snapshot while a slow read waits between chunks: what it draws does not depend on read speed', async () => {
+    // A journal read slowly (a network disk, a pipe): each chunk comes seconds after the last,
+    // long past the live-update interval, while calls are open.
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
+    });
+    try {
+      const lines = journalLines({ calls: 3 });
+      async function* slowly(): AsyncIterable<Uint8Array> {
+        for (const line of lines) {
+          yield Buffer.from(`${line}\n`);
+          await vi.advanceTimersByTimeAsync(5_000);
+        }
+      }
+      const seen: ReceivedSpan[] = [];
+      const journal = await readJournalSpans(slowly(), {
+        onSpan: (received) => seen.push(received),
+      });
+      expect(seen.filter((received) => received.attributes['tooltrace.inflight'] === true)).toEqual(
+        [],
+      );
+      expect(
+        journal.spans.filter((received) => received.name === 'execute_tool search'),
+      ).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('streams a journal cut at any byte into the spans of its calls', async () => {
     const journal = await readJournalSpans(chunksOf(journalText({ calls: 40 }), 97));
     expect(journal.events).toBe(40 * 12);

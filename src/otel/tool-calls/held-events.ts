@@ -6,6 +6,8 @@ export interface HeldCall {
   /** The key they are held under: the invoke event id they point at, or the call key. */
   readonly key: string;
   readonly events: BusEvent[];
+  /** Their payloads' bytes (estimated). */
+  bytes: number;
   /** Subscriber clock (ms) when the first one arrived. */
   readonly since: number;
   /** The OpenTelemetry context active when the first one was dispatched. */
@@ -15,22 +17,25 @@ export interface HeldCall {
 /**
  * The reorder buffer: events that arrived before their `tool.invoke` (a sidecar reading
  * interleaved sources, for instance) wait here for a short window. Bounded per call and in
- * number of calls; the subscriber promotes a call that outgrows it (starts its span without the
+ * number of calls and in payload bytes; the subscriber promotes a call that outgrows it (starts its span without the
  * invoke) instead of dropping anything.
  */
 export class HeldEvents {
   readonly #calls = new Map<string, HeldCall>();
   #eventCount = 0;
+  #bytes = 0;
 
-  /** Holds `event` under `key`; returns the call it joined. */
-  hold(key: string, event: BusEvent, now: number, context: Context): HeldCall {
+  /** Holds `event` (its payload `bytes` large) under `key`; returns the call it joined. */
+  hold(key: string, event: BusEvent, bytes: number, now: number, context: Context): HeldCall {
     let held = this.#calls.get(key);
     if (held === undefined) {
-      held = { key, events: [], since: now, context };
+      held = { key, events: [], bytes: 0, since: now, context };
       this.#calls.set(key, held);
     }
     held.events.push(event);
+    held.bytes += bytes;
     this.#eventCount += 1;
+    this.#bytes += bytes;
     return held;
   }
 
@@ -41,6 +46,7 @@ export class HeldEvents {
     if (held === undefined) return undefined;
     this.#calls.delete(key);
     this.#eventCount -= held.events.length;
+    this.#bytes -= held.bytes;
     return held;
   }
 
@@ -67,12 +73,18 @@ export class HeldEvents {
     const all = [...this.#calls.values()];
     this.#calls.clear();
     this.#eventCount = 0;
+    this.#bytes = 0;
     return all;
   }
 
   /** How many calls are held. */
   get callCount(): number {
     return this.#calls.size;
+  }
+
+  /** The payload bytes held (estimated). */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   /** How many events are held. */

@@ -15,7 +15,7 @@ import { AttributeCollector, type AttributeTarget } from '../attribute-target.js
 import type { ContentCapture } from '../content-capture.js';
 import { byTime, millisecondsBetween } from '../hr-time.js';
 import { McpOperation } from './mcp-operation.js';
-import { payloadBytes } from './payload-bytes.js';
+import { payloadBytes } from '../../bus/payload-bytes.js';
 import { streamEventAttributes } from './stream-event-attributes.js';
 import { PARTIAL, StreamSampler, type StreamKind, type StreamMark } from './stream-sampler.js';
 
@@ -73,6 +73,8 @@ export interface OpenCallInit {
   readonly startHrTime: HrTime;
   /** Whether the span was started by stream events or a result, not by its `tool.invoke`. */
   readonly orphan: boolean;
+  /** Bus sequence of the `tool.invoke` (what its events carry as `parentSeq`), 0 when unknown. */
+  readonly invokeSequence: number;
 }
 
 /**
@@ -87,6 +89,7 @@ export class OpenCall extends OpenSpan {
   readonly callId: string;
   readonly sessionId: string;
   readonly orphan: boolean;
+  readonly invokeSequence: number;
   readonly agentId: string;
   readonly agentName: string;
   /** The tool name the call was counted in flight under (a late invoke may rename it). */
@@ -130,6 +133,7 @@ export class OpenCall extends OpenSpan {
     this.callId = init.callId;
     this.sessionId = init.sessionId;
     this.orphan = init.orphan;
+    this.invokeSequence = init.invokeSequence;
     this.agentId = init.agentId;
     this.agentName = init.agentName;
     this.meteredName = init.toolName;
@@ -243,20 +247,25 @@ export class OpenCall extends OpenSpan {
       if (this.#firstPartialUnixNano === undefined || timeUnixNano < this.#firstPartialUnixNano) {
         this.#firstPartialUnixNano = timeUnixNano;
       }
-      if (this.#settings.capture !== undefined) this.#lastPartialPayload = payload;
     } else {
       value = typeof progress === 'number' ? progress : -1;
       this.#progressCount += 1;
       if (value >= 0) this.#lastProgress = value;
     }
     const settings = this.#settings;
+    const capture = settings.capture;
+    // With content capture a payload is kept until the span ends: no more of it than is recorded.
+    if (capture !== undefined && payload !== undefined) {
+      payload = capture.held(payload, kind === PARTIAL ? value : payloadBytes(payload));
+      if (kind === PARTIAL) this.#lastPartialPayload = payload;
+    }
     this.#sampler ??= new StreamSampler(settings.headSize, settings.middleSize, settings.keepLast);
     this.#sampler.offer(
       kind,
       timeUnixNano,
       seq,
       value,
-      settings.capture === undefined ? undefined : payload,
+      capture === undefined ? undefined : payload,
       attributes,
     );
     return true;

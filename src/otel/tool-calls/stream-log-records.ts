@@ -5,7 +5,7 @@ import { ATTR_GEN_AI_TOOL_CALL_ID, ATTR_GEN_AI_TOOL_NAME } from '../attribute-na
 import type { ContentCapture } from '../content-capture.js';
 import type { LoggerProviderLike, StreamLogger } from '../logger-provider.js';
 import type { OpenCall } from './open-call.js';
-import { payloadBytes } from './payload-bytes.js';
+import { payloadBytes } from '../../bus/payload-bytes.js';
 import { streamEventAttributes } from './stream-event-attributes.js';
 import { PARTIAL, type StreamKind } from './stream-sampler.js';
 

@@ -1,8 +1,14 @@
 import { ROOT_CONTEXT, context as contextApi } from '@opentelemetry/api';
 import type { BusEvent, ScopeRunner } from '../../bus/index.js';
-import { TOOL_RESULT, TOOL_STREAM_PARTIAL, type ToolStreamProgress } from '../../events/index.js';
+import {
+  ATTR_STREAM_EVENTS_DROPPED,
+  TOOL_RESULT,
+  TOOL_STREAM_PARTIAL,
+  type ToolStreamProgress,
+} from '../../events/index.js';
 import type { AgentView } from '../agent-view.js';
 import { ATTR_GEN_AI_AGENT_NAME, type EndReason } from '../attribute-names.js';
+import { payloadBytes } from '../../bus/payload-bytes.js';
 import { byTime } from '../hr-time.js';
 import { globalLoggerProvider } from '../logger-provider.js';
 import type { SpanCore, SpanOwner } from '../span-core.js';
@@ -58,10 +64,12 @@ export class ToolCallTracer {
     orphanSpans: 0,
     streamEvents: 0,
     streamEventsCoalesced: 0,
+    streamEventsDropped: 0,
     duplicateEvents: 0,
     lateEvents: 0,
     unpairedEvents: 0,
     reusedCallIds: 0,
+    heldReleasedEarly: 0,
   };
   readonly #endReasons: Record<EndReason, number> = {
     result: 0,
@@ -75,7 +83,7 @@ export class ToolCallTracer {
     this.#core = core;
     this.#agent = agent;
     this.#open = new OpenCalls(core.openSpans);
-    this.#ended = new EndedCalls(core.index, options.maxRememberedEvents);
+    this.#ended = new EndedCalls(core.index, options.maxRememberedEvents, options.maxEndedCalls);
     this.#starter = new ToolSpanStarter(core, agent, this.#open);
     // With log records only, the span keeps its stream summary and no stream span events.
     const spanEvents = options.streamEvents === 'log-records' ? 0 : options.maxStreamEvents;
@@ -96,6 +104,8 @@ export class ToolCallTracer {
     return {
       openSpans: this.#open.size,
       heldEvents: this.#held.eventCount,
+      heldBytes: this.#held.bytes,
+      endedCalls: this.#ended.remembered,
       ...this.#counts,
       inflightUpdates: this.#live?.exported ?? 0,
       spansEnded: { ...this.#endReasons },
@@ -229,7 +239,7 @@ export class ToolCallTracer {
   readonly #owner: SpanOwner<OpenCall> = {
     forgetEnded: (call, reason) => {
       this.#open.remove(call);
-      this.#ended.remember(call, reason, this.#open.pairsByCallId);
+      this.#ended.remember(call, this.#open.pairsByCallId);
       this.#counts.streamEventsCoalesced += call.coalescedCount;
       this.#endReasons[reason] += 1;
     },
@@ -294,6 +304,14 @@ export class ToolCallTracer {
     const time = event.timeUnixNano;
     call.touch(time, core.sweep.now);
     call.noteMcp(result.attributes, 'client');
+    const dropped = (result.attributes as Record<string, unknown> | undefined)?.[
+      ATTR_STREAM_EVENTS_DROPPED
+    ];
+    if (typeof dropped === 'number' && Number.isSafeInteger(dropped) && dropped > 0) {
+      // The project prefix is the tracer's own: a producer's count is taken in here, by name.
+      call.span.setAttribute(ATTR_STREAM_EVENTS_DROPPED, dropped);
+      this.#counts.streamEventsDropped += dropped;
+    }
     core.errors.contain('tracer', () =>
       applyResult(call, result, resultId, time, core.capture, core.filterMessage),
     );
@@ -319,7 +337,11 @@ export class ToolCallTracer {
   /** A stream event or result whose call is not open: late, or held until its invoke comes. */
   #unmatched(event: BusEvent, parentId: string, callId: string): void {
     const key = callKey(event.causation.sessionId, callId);
-    if (this.#ended.has(parentId) || this.#ended.has(key)) {
+    if (
+      this.#ended.has(parentId) ||
+      this.#ended.has(key) ||
+      this.#ended.forgotten(event.causation.parentSeq)
+    ) {
       this.#counts.lateEvents += 1;
       return;
     }
@@ -331,15 +353,30 @@ export class ToolCallTracer {
         this.#counts.unpairedEvents += 1;
         return;
       }
-      this.#promote({ key: holdKey, events: [event], since: now, context: ROOT_CONTEXT });
+      this.#promote({
+        key: holdKey,
+        events: [event],
+        bytes: 0,
+        since: now,
+        context: ROOT_CONTEXT,
+      });
       return;
     }
-    const held = this.#held.hold(holdKey, event, now, contextApi.active());
-    if (this.#core.options.reorderWindowMs === 0 || held.events.length >= MAX_HELD_PER_CALL) {
+    const options = this.#core.options;
+    const bytes = payloadBytes(event.payload);
+    const held = this.#held.hold(holdKey, event, bytes, now, contextApi.active());
+    if (options.reorderWindowMs === 0) {
       this.#promote(this.#held.take(holdKey) ?? held);
-    } else if (this.#held.callCount > MAX_HELD_CALLS) {
-      const oldest = this.#held.takeOldest();
-      if (oldest !== undefined) this.#promote(oldest);
+    } else if (held.events.length >= MAX_HELD_PER_CALL) {
+      this.#counts.heldReleasedEarly += 1;
+      this.#promote(this.#held.take(holdKey) ?? held);
+    } else {
+      while (this.#held.callCount > MAX_HELD_CALLS || this.#held.bytes > options.maxHeldBytes) {
+        const oldest = this.#held.takeOldest();
+        if (oldest === undefined) break;
+        this.#counts.heldReleasedEarly += 1;
+        this.#promote(oldest);
+      }
     }
     this.#core.sweep.ensureRunning();
   }
@@ -386,6 +423,8 @@ export class ToolCallTracer {
         startUnixNano: start.startUnixNano,
         startHrTime: startTime,
         orphan,
+        // An orphan's events point at their invoke by parent sequence.
+        invokeSequence: orphan ? start.event.causation.parentSeq : start.event.causation.sequence,
       },
       now,
       this.#settings,

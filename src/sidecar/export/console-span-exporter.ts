@@ -49,7 +49,7 @@ export class ConsoleSpanExporter implements BatchTransport<string> {
     };
   }
 
-  sendBatch(body: string): Promise<ExportOutcome> {
+  send(body: string): Promise<ExportOutcome> {
     if (this.#shutdown) return Promise.resolve(SHUT_DOWN);
     return new Promise((resolve) => {
       const failed = (error: NodeJS.ErrnoException): void =>

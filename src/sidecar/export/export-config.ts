@@ -1,6 +1,5 @@
-import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ConfigurationError } from '../../errors/index.js';
-import type { BatchTransport, SpanTransport } from './export-outcome.js';
+import type { BatchTransport } from './export-outcome.js';
 import { readExportTls, type ExportTls } from './export-tls.js';
 import { parseHeaders } from './key-value-list.js';
 import { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
@@ -145,9 +144,7 @@ export function resolveExportConfig(
  * (tooltrace's encoder: encoding is most of the sidecar's export work, and it does it in a third
  * of the time) and `http/json`; `OtlpGrpcSpanExporter` for `grpc`, loaded only then.
  */
-export async function createTraceExporter(
-  config: ExportConfig,
-): Promise<SpanTransport & SpanExporter & BatchTransport> {
+export async function createTraceExporter(config: ExportConfig): Promise<BatchTransport> {
   const common = {
     url: config.tracesUrl,
     headers: config.headers,

@@ -1,5 +1,4 @@
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { encodeAll, type SpanBatch } from '../../otlp/index.js';
+import type { SpanBatch } from '../../otlp/index.js';
 
 /**
  * What one export request came to, as OTLP defines it: accepted (perhaps with some spans
@@ -32,50 +31,21 @@ export type ExportOutcome =
     };
 
 /**
- * A transport that sends one batch and tells the outcome, never throwing: what the
- * {@link ReliableSpanProcessor} drives. The OTLP/HTTP and OTLP/gRPC exporters implement it.
- */
-export interface SpanTransport {
-  send(spans: readonly ReadableSpan[]): Promise<ExportOutcome>;
-  /** Cuts requests in flight and refuses new ones. */
-  shutdown(): Promise<void>;
-}
-
-/**
  * What the {@link ReliableSpanProcessor} drives: a transport that opens batches for spans to be
  * encoded into as they end, then sends a batch's body, once per attempt, and again after a
- * retryable failure (the same bytes), never throwing. The OTLP/HTTP and OTLP/gRPC exporters
- * implement it; an SDK `SpanExporter` is driven through a batch that keeps the spans.
+ * retryable failure (the same bytes), never throwing: the one face of every span exporter here
+ * (OTLP/HTTP, OTLP/gRPC, the `--out` file, the console), as opentelemetry-js's transports have
+ * one `send` with a tagged result.
  */
 export interface BatchTransport<Body = unknown> {
   /** A new, empty batch. */
   openBatch(): SpanBatch<Body>;
   /** Sends a closed batch's body once and tells what came of it; never rejects. */
-  sendBatch(body: Body): Promise<ExportOutcome>;
+  send(body: Body): Promise<ExportOutcome>;
   /** `body` will not be sent again: its memory may be reused once no attempt reads it. */
   releaseBatch(body: Body): void;
   /** Cuts requests in flight and refuses new ones. */
   shutdown(): Promise<void>;
-}
-
-/**
- * Sends `spans` once through `transport` (the `SpanTransport.send` of both OTLP exporters):
- * encodes them as one batch, sends the body, and releases it after the attempt. Spans that
- * cannot be encoded come back as a permanent `encoding` failure, never as a rejection.
- */
-export function sendOnce<Body>(
-  transport: Pick<BatchTransport<Body>, 'openBatch' | 'sendBatch' | 'releaseBatch'>,
-  spans: readonly ReadableSpan[],
-): Promise<ExportOutcome> {
-  let body: Body;
-  try {
-    body = encodeAll(transport.openBatch(), spans);
-  } catch (error) {
-    return Promise.resolve(encodingFailed(error));
-  }
-  const sending = transport.sendBatch(body);
-  void sending.finally(() => transport.releaseBatch(body));
-  return sending;
 }
 
 /** The outcome of a send after the exporter was shut down. */
@@ -85,35 +55,10 @@ export const SHUT_DOWN: ExportOutcome = {
   reason: 'the exporter was shut down',
 };
 
-/** The outcome of spans the encoder refused: retrying the same spans cannot help. */
-export function encodingFailed(error: unknown): ExportOutcome {
-  return {
-    kind: 'permanent',
-    status: 'encoding',
-    reason: `the spans could not be encoded: ${String(error)}`,
-  };
-}
-
 /** HTTP statuses OTLP/HTTP says to retry; every other failure status is permanent. */
 const RETRYABLE_HTTP = new Set([429, 502, 503, 504]);
 
 /** Whether the OTLP/HTTP specification allows retrying an answer with `status`. */
 export function isRetryableHttpStatus(status: number): boolean {
   return RETRYABLE_HTTP.has(status);
-}
-
-/**
- * `Retry-After` in milliseconds from `now`: delay-seconds or an HTTP date, `undefined` when
- * absent or unreadable. A date in the past means "now" (0).
- */
-export function parseRetryAfter(header: string | undefined, now = Date.now()): number | undefined {
-  if (header === undefined) return undefined;
-  const text = header.trim();
-  if (text === '') return undefined;
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // Every HTTP-date form starts with the day's name; anything else is no date.
-  if (!/^[A-Za-z]/.test(text)) return undefined;
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
 }

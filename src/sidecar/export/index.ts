@@ -30,12 +30,11 @@ export type { ExportTls } from './export-tls.js';
 export { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
 export type { OtlpHttpSpanExporterOptions } from './otlp-http-span-exporter.js';
 export { OtlpTraceEncoder } from '../../otlp/index.js';
-export { ExportRequestError } from './export-request-error.js';
 export { resolveMetricsExport, startMetricsExport } from './metrics-export.js';
 export type { MetricsExport, MetricsExportConfig } from './metrics-export.js';
-export { isRetryableHttpStatus, parseRetryAfter } from './export-outcome.js';
+export { isRetryableHttpStatus } from './export-outcome.js';
 // The gRPC exporter is not listed: it loads @grpc/grpc-js, which `createTraceExporter` imports
 // only for `grpc`, so the sidecar starts without it otherwise.
 export type { OtlpGrpcSpanExporterOptions } from './otlp-grpc-span-exporter.js';
-export type { BatchTransport, ExportOutcome, SpanTransport } from './export-outcome.js';
+export type { BatchTransport, ExportOutcome } from './export-outcome.js';
 export type { SpanBatch } from '../../otlp/index.js';

@@ -1,7 +1,8 @@
 import { Agent as HttpAgent, STATUS_CODES } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { ExportResponse, IExporterTransport } from '@opentelemetry/otlp-exporter-base';
-import { isRetryableHttpStatus, parseRetryAfter } from './export-outcome.js';
+import { isRetryableHttpStatus } from './export-outcome.js';
+import { parseRetryAfter } from '../../wire/index.js';
 import type { ExportTls } from './export-tls.js';
 import { decodeRpcStatus } from '../../otlp/index.js';
 import { postOtlp, type OtlpHttpAnswer } from './post-otlp.js';

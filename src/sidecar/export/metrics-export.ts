@@ -2,7 +2,6 @@ import type { MeterProvider as MeterProviderApi } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { ConfigurationError } from '../../errors/index.js';
-import { OtlpMetricsEncoder } from '../../otlp/index.js';
 import { MAX_DELAY_MS } from './export-config.js';
 import { resolveExporterSelection, type ExporterName } from './exporter-selection.js';
 import { readExportTls, type ExportTls } from './export-tls.js';
@@ -162,10 +161,11 @@ export async function startMetricsExport(options: MetricsExportOptions): Promise
 }
 
 /**
- * An OTLP metric exporter over a transport of the sidecar's own, which sends the one
- * `User-Agent` every tooltrace transport sends (see {@link httpMetricTransport}), with the
- * otlp room's {@link OtlpMetricsEncoder}. The gRPC transport, and `@grpc/grpc-js` (a quarter of a second), are loaded only
- * when asked for.
+ * An {@link OtlpMetricExporter} (the stock delegate and serializers) over a transport of the
+ * sidecar's own, which sends the one `User-Agent` every tooltrace transport sends (the stock
+ * transports always add theirs after it: see {@link httpMetricTransport}) and names the endpoint
+ * and its answer in a failure. The gRPC transport, and `@grpc/grpc-js` (a quarter of a second),
+ * are loaded only when asked for.
  */
 async function otlpMetricExporter(
   config: MetricsExportConfig,
@@ -185,7 +185,7 @@ async function otlpMetricExporter(
       : httpMetricTransport(transportOptions);
   return new OtlpMetricExporter(
     transport,
-    new OtlpMetricsEncoder(json ? 'json' : 'protobuf'),
+    json ? 'json' : 'protobuf',
     config.timeoutMs,
     config.temporality,
   );

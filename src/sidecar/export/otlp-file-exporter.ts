@@ -99,7 +99,7 @@ export class OtlpFileExporter implements BatchTransport<Uint8Array> {
     return this.#encoder.openBatch();
   }
 
-  sendBatch(body: Uint8Array): Promise<ExportOutcome> {
+  send(body: Uint8Array): Promise<ExportOutcome> {
     if (this.#shutdown !== undefined) return Promise.resolve(SHUT_DOWN);
     const writing = this.#chain.then(() => this.#write(body));
     this.#chain = writing;

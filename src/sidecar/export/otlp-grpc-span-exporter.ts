@@ -5,16 +5,7 @@ import {
   type Metadata,
   type ServiceError,
 } from '@grpc/grpc-js';
-import type { ExportResult } from '@opentelemetry/core';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import {
-  sendOnce,
-  SHUT_DOWN,
-  type BatchTransport,
-  type ExportOutcome,
-  type SpanTransport,
-} from './export-outcome.js';
-import { toExportResult } from './otlp-http-span-exporter.js';
+import { SHUT_DOWN, type BatchTransport, type ExportOutcome } from './export-outcome.js';
 import {
   decodePartialSuccess,
   decodeRetryInfoDelay,
@@ -58,7 +49,7 @@ export interface OtlpGrpcSpanExporterOptions extends OtlpGrpcClientOptions {
  * `@opentelemetry/exporter-trace-otlp-grpc` retries inside `export()` and reports failures
  * without the code, which the {@link ReliableSpanProcessor} needs to decide.
  */
-export class OtlpGrpcSpanExporter implements SpanExporter, SpanTransport, BatchTransport<Buffer> {
+export class OtlpGrpcSpanExporter implements BatchTransport<Buffer> {
   readonly #address: string;
   readonly #client: Client;
   readonly #metadata: Metadata;
@@ -76,18 +67,13 @@ export class OtlpGrpcSpanExporter implements SpanExporter, SpanTransport, BatchT
     this.#timeoutMs = options.timeoutMs ?? 10_000;
   }
 
-  /** Sends one batch once and tells what came of it; never rejects. */
-  send(spans: readonly ReadableSpan[]): Promise<ExportOutcome> {
-    return sendOnce(this, spans);
-  }
-
-  /** A batch that encodes each span as it is added, for {@link sendBatch}. */
+  /** A batch that encodes each span as it is added, for {@link send}. */
   openBatch(): SpanBatch<Buffer> {
     return this.#encoder.openBatch();
   }
 
   /** Sends the body of a closed batch once and tells what came of it; never rejects. */
-  sendBatch(body: Buffer): Promise<ExportOutcome> {
+  send(body: Buffer): Promise<ExportOutcome> {
     if (this.#shutdown) return Promise.resolve(SHUT_DOWN);
     return new Promise((resolve) => {
       const call = this.#client.makeUnaryRequest<Buffer, Buffer>(
@@ -109,11 +95,6 @@ export class OtlpGrpcSpanExporter implements SpanExporter, SpanTransport, BatchT
   /** Gives the memory of `body` back: once answered, grpc-js framed (copied) it long ago. */
   releaseBatch(body: Buffer): void {
     this.#encoder.release(body);
-  }
-
-  /** The `SpanExporter` face of {@link send}. */
-  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
-    void this.send(spans).then((outcome) => resultCallback(toExportResult(outcome)));
   }
 
   /** Cancels calls in flight and closes the channel. Safe to call twice. */

@@ -2,17 +2,11 @@ import { Agent as HttpAgent, STATUS_CODES } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { ExportRequestError } from './export-request-error.js';
 import {
   isRetryableHttpStatus,
-  parseRetryAfter,
-  sendOnce,
   SHUT_DOWN,
   type BatchTransport,
   type ExportOutcome,
-  type SpanTransport,
 } from './export-outcome.js';
 import {
   decodePartialSuccess,
@@ -21,6 +15,7 @@ import {
   OtlpTraceEncoder,
   type SpanBatch,
 } from '../../otlp/index.js';
+import { parseRetryAfter } from '../../wire/index.js';
 import { tooltraceNumberTypes } from './tooltrace-number-types.js';
 import { postOtlp, type OtlpHttpAnswer } from './post-otlp.js';
 import { USER_AGENT } from './user-agent.js';
@@ -60,9 +55,7 @@ export interface OtlpHttpSpanExporterOptions {
  * attribute key in both. `shutdown()` destroys the
  * connections, so a process that must stop is not held by a request to an endpoint that hangs.
  */
-export class OtlpHttpSpanExporter
-  implements SpanExporter, SpanTransport, BatchTransport<Uint8Array>
-{
+export class OtlpHttpSpanExporter implements BatchTransport<Uint8Array> {
   readonly #url: URL;
   readonly #headers: Record<string, string>;
   readonly #json: boolean;
@@ -70,7 +63,6 @@ export class OtlpHttpSpanExporter
   readonly #timeoutMs: number;
   readonly #agent: HttpAgent;
   readonly #encoder: OtlpTraceEncoder | OtlpJsonTraceEncoder;
-  readonly #inFlight = new Set<Promise<unknown>>();
   /** Bodies requests are writing: how many, and whether they were released meanwhile. */
   readonly #writing = new Map<Uint8Array, { requests: number; released: boolean }>();
   #shutdown = false;
@@ -95,23 +87,14 @@ export class OtlpHttpSpanExporter
       : new HttpAgent({ keepAlive: true, maxSockets: 8 });
   }
 
-  /** Sends one batch once and tells what came of it; never rejects. */
-  send(spans: readonly ReadableSpan[]): Promise<ExportOutcome> {
-    return sendOnce(this, spans);
-  }
-
-  /** A batch that encodes each span as it is added, for {@link sendBatch}. */
+  /** A batch that encodes each span as it is added, for {@link send}. */
   openBatch(): SpanBatch<Uint8Array> {
     return this.#encoder.openBatch();
   }
 
   /** Sends the body of a closed batch once and tells what came of it; never rejects. */
-  sendBatch(body: Uint8Array): Promise<ExportOutcome> {
-    if (this.#shutdown) return Promise.resolve(SHUT_DOWN);
-    const sending = this.#send(body);
-    this.#inFlight.add(sending);
-    void sending.finally(() => this.#inFlight.delete(sending));
-    return sending;
+  send(body: Uint8Array): Promise<ExportOutcome> {
+    return this.#shutdown ? Promise.resolve(SHUT_DOWN) : this.#send(body);
   }
 
   /**
@@ -122,16 +105,6 @@ export class OtlpHttpSpanExporter
     const writing = this.#writing.get(body);
     if (writing === undefined) this.#encoder.release(body);
     else writing.released = true;
-  }
-
-  /** The `SpanExporter` face of {@link send}, for use with the SDK's processors. */
-  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
-    void this.send(spans).then((outcome) => resultCallback(toExportResult(outcome)));
-  }
-
-  /** Resolves when every request in flight has been answered. */
-  async forceFlush(): Promise<void> {
-    await Promise.all(this.#inFlight);
   }
 
   /** Refuses new exports and closes every connection, cutting requests still in flight. */
@@ -220,19 +193,3 @@ const HINTS: Readonly<Record<number, string>> = {
   413: 'the endpoint takes smaller requests',
   415: 'does the endpoint speak this OTLP protocol (--otlp-protocol)?',
 };
-
-/** An {@link ExportOutcome} as the SDK's `ExportResult`, the error carrying status and wait. */
-export function toExportResult(outcome: ExportOutcome): ExportResult {
-  if (outcome.kind === 'success') return { code: ExportResultCode.SUCCESS };
-  const status = Number(outcome.status);
-  return {
-    code: ExportResultCode.FAILED,
-    error: new ExportRequestError(outcome.reason, {
-      retryable: outcome.kind === 'retryable',
-      ...(Number.isInteger(status) ? { code: status } : {}),
-      ...(outcome.kind === 'retryable' && outcome.retryAfterMs !== undefined
-        ? { retryAfterMs: outcome.retryAfterMs }
-        : {}),
-    }),
-  };
-}

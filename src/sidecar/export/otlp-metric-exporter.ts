@@ -1,6 +1,14 @@
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import {
+  OTLPExporterBase,
+  createOtlpNetworkExportDelegate,
+  ExporterMetrics,
+} from '@opentelemetry/otlp-exporter-base';
 import type { IExporterTransport } from '@opentelemetry/otlp-exporter-base';
-import type { TemporalityPreference } from './metrics-temporality.js';
+import {
+  JsonMetricsSerializer,
+  MetricsExporterMetricsHelper,
+  ProtobufMetricsSerializer,
+} from '@opentelemetry/otlp-transformer';
 import {
   AggregationTemporality,
   AggregationType,
@@ -9,85 +17,44 @@ import {
   type PushMetricExporter,
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
-
-/** Turns collected metrics into an OTLP request body ({@link OtlpMetricsEncoder}, or the stock serializers). */
-export interface MetricsSerializer {
-  serializeRequest(metrics: ResourceMetrics): Uint8Array | undefined;
-}
+import type { TemporalityPreference } from './metrics-temporality.js';
 
 /**
- * The sidecar's OTLP metric exporter: the otlp room's metrics encoder, the temporality
- * `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE` asks for and default aggregations (what the
- * stock exporter does), sent once per collection over a
- * transport of the sidecar's own ({@link httpMetricTransport} or `grpcMetricTransport`), so that
- * metrics go out with the same `User-Agent` as spans. A failed export is not retried here: the
- * reader collects again at its next interval, and the final one at shutdown must not outlive the
- * shutdown timeout.
+ * The sidecar's OTLP metric exporter: the stock export delegate and serializers (protobuf or
+ * OTLP/JSON) over a transport of the sidecar's own ({@link httpMetricTransport} or
+ * `grpcMetricTransport`), so that metrics go out with the same `User-Agent` as spans, with the
+ * temporality `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE` asks for and default
+ * aggregations. (The stock metric exporter package pins copies of its own of the metrics SDK;
+ * its base class is these few lines.) A failed export is not retried here: the reader collects
+ * again at its next interval, and the final one at shutdown must not outlive the shutdown timeout.
  */
-export class OtlpMetricExporter implements Required<PushMetricExporter> {
-  readonly #transport: IExporterTransport;
-  readonly #serializer: MetricsSerializer;
-  readonly #timeoutMs: number;
+export class OtlpMetricExporter
+  extends OTLPExporterBase<ResourceMetrics>
+  implements Required<PushMetricExporter>
+{
   readonly #temporality: TemporalityPreference;
-  readonly #inFlight = new Set<Promise<void>>();
-  #shutdown = false;
 
   constructor(
     transport: IExporterTransport,
-    serializer: MetricsSerializer,
+    format: 'json' | 'protobuf',
     timeoutMs: number,
     temporality: TemporalityPreference,
   ) {
-    this.#transport = transport;
-    this.#serializer = serializer;
-    this.#timeoutMs = timeoutMs;
-    this.#temporality = temporality;
-  }
-
-  export(metrics: ResourceMetrics, resultCallback: (result: ExportResult) => void): void {
-    if (this.#shutdown) {
-      resultCallback({
-        code: ExportResultCode.FAILED,
-        error: new Error('the exporter is shut down'),
-      });
-      return;
-    }
-    const body = this.#serializer.serializeRequest(metrics);
-    if (body === undefined) {
-      resultCallback({ code: ExportResultCode.FAILED, error: new Error('metrics not serialized') });
-      return;
-    }
-    const sending = this.#transport.send(body, this.#timeoutMs).then(
-      (response) =>
-        resultCallback(
-          response.status === 'success'
-            ? { code: ExportResultCode.SUCCESS }
-            : {
-                code: ExportResultCode.FAILED,
-                error: response.error ?? new Error(`the export failed (${response.status})`),
-              },
-        ),
-      (error: unknown) =>
-        resultCallback({
-          code: ExportResultCode.FAILED,
-          error: error instanceof Error ? error : new Error(String(error)),
+    super(
+      createOtlpNetworkExportDelegate(
+        { timeoutMillis: timeoutMs, concurrencyLimit: 30, compression: 'none' },
+        format === 'json' ? JsonMetricsSerializer : ProtobufMetricsSerializer,
+        new ExporterMetrics({
+          componentType: 'otlp_metric_exporter',
+          metricsHelper: MetricsExporterMetricsHelper,
+          url: undefined,
+          meterProvider: undefined,
+          responseAttributesFromError: () => ({}),
         }),
+        transport,
+      ),
     );
-    this.#inFlight.add(sending);
-    void sending.finally(() => this.#inFlight.delete(sending));
-  }
-
-  /** Resolves once every export in flight was answered. */
-  async forceFlush(): Promise<void> {
-    await Promise.all(this.#inFlight);
-  }
-
-  /** Waits for exports in flight, then closes the transport. Safe to call twice. */
-  async shutdown(): Promise<void> {
-    if (this.#shutdown) return;
-    this.#shutdown = true;
-    await this.forceFlush();
-    this.#transport.shutdown();
+    this.#temporality = temporality;
   }
 
   selectAggregationTemporality(instrument: InstrumentType): AggregationTemporality {

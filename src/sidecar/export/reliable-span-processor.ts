@@ -1,16 +1,6 @@
 import { diag } from '@opentelemetry/api';
-import { ExportResultCode } from '@opentelemetry/core';
-import type {
-  ReadableSpan,
-  Span,
-  SpanExporter,
-  SpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
-import {
-  isRetryableHttpStatus,
-  type BatchTransport,
-  type ExportOutcome,
-} from './export-outcome.js';
+import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { BatchTransport, ExportOutcome } from './export-outcome.js';
 import type { SpanBatch } from '../../otlp/index.js';
 
 /** Options for {@link ReliableSpanProcessor}. */
@@ -25,8 +15,7 @@ export interface ReliableSpanProcessorOptions {
    * large spans (long names, big attributes) do not make a request the collector refuses as too
    * large (413), which would lose every span in it: a request stays within this plus one span.
    * The default keeps requests under the 4 MiB a gRPC server takes by default unless one span is
-   * over 1 MiB. Only batches that tooltrace's own exporters encode know their size; a plain SDK
-   * `SpanExporter` gets `batchSize` spans whatever they weigh.
+   * over 1 MiB.
    * @default 3145728 (3 MiB)
    */
   maxBatchBytes?: number;
@@ -173,13 +162,11 @@ export class ReliableSpanProcessor implements SpanProcessor {
   #cutting = false;
 
   /**
-   * `exporter` is a {@link BatchTransport} (tooltrace's OTLP exporters, which encode each span
-   * as it ends, so that no span object outlives its end) or any SDK `SpanExporter` (which needs
-   * the spans: they are kept until exported), whose failures are classified by the HTTP status
-   * on their error (`error.code`), a failure without one counting as a network error.
+   * `transport` encodes each span into the open batch as it ends, so that no span object
+   * outlives its end, and tells each attempt's outcome as OTLP classifies it.
    */
-  constructor(exporter: BatchTransport | SpanExporter, options: ReliableSpanProcessorOptions = {}) {
-    this.#transport = 'openBatch' in exporter ? exporter : transportOf(exporter);
+  constructor(transport: BatchTransport, options: ReliableSpanProcessorOptions = {}) {
+    this.#transport = transport;
     this.#options = options;
     this.#batchSize = options.batchSize ?? 512;
     this.#maxBatchBytes = options.maxBatchBytes ?? 3 * 1024 * 1024;
@@ -362,7 +349,7 @@ export class ReliableSpanProcessor implements SpanProcessor {
         this.#pump(false);
       }
     };
-    this.#transport.sendBatch(batch.body).then(done, (error: unknown) =>
+    this.#transport.send(batch.body).then(done, (error: unknown) =>
       done({
         kind: 'retryable',
         status: 'error',
@@ -421,9 +408,6 @@ export class ReliableSpanProcessor implements SpanProcessor {
   }
 }
 
-/** What an SDK exporter's error may say about the failure (tooltrace's and the stock ones do). */
-type FailedExport = Error & { code?: unknown; retryable?: unknown; retryAfterMs?: unknown };
-
 /** A batch and its body, kept until it was exported or dropped. */
 interface Batch extends ExportBatch {
   readonly body: unknown;
@@ -447,63 +431,4 @@ function batchOf(
           : kept
         : [kept];
   return { body, length, firstSpanName, firstSpanId, kept: keptList };
-}
-
-/**
- * An SDK `SpanExporter` as a {@link BatchTransport}: its batches keep the spans (it needs them),
- * and its error's `code` is the HTTP status.
- */
-function transportOf(exporter: SpanExporter): BatchTransport<ReadableSpan[]> {
-  return {
-    openBatch: () => {
-      const spans: ReadableSpan[] = [];
-      return {
-        get size() {
-          return spans.length;
-        },
-        // The spans are kept, not encoded: the exporter alone knows their size.
-        bytes: 0,
-        add: (span) => void spans.push(span),
-        close: () => spans,
-      };
-    },
-    releaseBatch: () => {},
-    sendBatch: (spans) =>
-      new Promise<ExportOutcome>((resolve) => {
-        try {
-          exporter.export(spans, (result) => {
-            if (result.code === ExportResultCode.SUCCESS) {
-              resolve({ kind: 'success', rejectedSpans: 0, rejectionMessage: '' });
-              return;
-            }
-            const error: FailedExport | undefined = result.error;
-            const code = typeof error?.code === 'number' ? error.code : undefined;
-            const retryable =
-              typeof error?.retryable === 'boolean'
-                ? error.retryable
-                : code === undefined || isRetryableHttpStatus(code);
-            const reason = error?.message ?? 'the export failed';
-            resolve(
-              retryable
-                ? {
-                    kind: 'retryable',
-                    status: String(code ?? 'network'),
-                    reason,
-                    retryAfterMs:
-                      typeof error?.retryAfterMs === 'number' ? error.retryAfterMs : undefined,
-                  }
-                : { kind: 'permanent', status: String(code ?? 'error'), reason },
-            );
-          });
-        } catch (error) {
-          resolve({
-            kind: 'retryable',
-            status: 'error',
-            reason: String(error),
-            retryAfterMs: undefined,
-          });
-        }
-      }),
-    shutdown: () => exporter.shutdown(),
-  };
 }

@@ -1,5 +1,4 @@
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import { decodeRpcStatus } from '../../otlp/index.js';
 import type {
   AggregationOption,
   AggregationTemporality,
@@ -49,7 +48,7 @@ export class ReportingMetricExporter implements PushMetricExporter {
         }
         this.#failure = undefined;
       } else {
-        const reason = failureReason(result.error);
+        const reason = result.error?.message || 'the export failed';
         if (this.#failure === undefined && !this.#closing) {
           this.#log(
             `tooltrace sidecar: metrics export to ${this.#url} failed (${reason}); trying again at the next interval`,
@@ -76,22 +75,4 @@ export class ReportingMetricExporter implements PushMetricExporter {
   selectAggregation(instrumentType: InstrumentType): AggregationOption {
     return this.#inner.selectAggregation(instrumentType);
   }
-}
-
-/**
- * Why an export failed, as the exporter's error tells it: for an endpoint that answered, its
- * status and the message of its `google.rpc.Status` (the OTLP exporters keep the answer's body
- * as text in `data`, and put only the status text in `message`).
- */
-function failureReason(error: Error | undefined): string {
-  const message = error?.message || 'the export failed';
-  const { code, data } = (error ?? {}) as { code?: unknown; data?: unknown };
-  if (typeof code !== 'number') return message;
-  let said: string | undefined;
-  if (typeof data === 'string' && data !== '') {
-    const body = Buffer.from(data, 'utf8');
-    const type = data.trimStart().startsWith('{') ? 'application/json' : 'application/x-protobuf';
-    said = decodeRpcStatus(body, type)?.message;
-  }
-  return `HTTP ${code} ${message}${said === undefined ? '' : `: ${said}`}`;
 }

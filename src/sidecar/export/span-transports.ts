@@ -74,7 +74,7 @@ const NO_EXPORT: BatchTransport<number> = {
       close: () => size,
     };
   },
-  sendBatch: () => Promise.resolve({ kind: 'success', rejectedSpans: 0, rejectionMessage: '' }),
+  send: () => Promise.resolve({ kind: 'success', rejectedSpans: 0, rejectionMessage: '' }),
   releaseBatch: () => {},
   shutdown: () => Promise.resolve(),
 };

@@ -1,6 +1,6 @@
 import type { EventInit } from '../../bus/index.js';
 import { TOOL_INVOKE, TOOL_RESULT } from '../../events/index.js';
-import { callKey } from '../../otel/internal.js';
+import { callKey, GenerationalMap } from '../../otel/internal.js';
 import { OffsetPins } from './offset-pins.js';
 
 /** Cut points kept at most; past it every other one is dropped (the checkpoint only lags). */
@@ -25,18 +25,15 @@ const MAX_CUT_POINTS = 8192;
  */
 export class CheckpointTracker {
   readonly #pins = new OffsetPins();
-  readonly #maxRemembered: number;
   /** Ascending line starts that are safe to resume from (see rule 2). */
   #cuts: number[];
   #lineEnd: number;
   #saved: number;
   readonly #readBefore: number;
   /** Root offsets by event id and by call key (`\u0001` + session + call id), two generations. */
-  #roots = new Map<string, number>();
-  #previousRoots = new Map<string, number>();
-  /** Earliest offset of a line naming each parent not read yet. */
-  #orphans = new Map<string, number>();
-  #previousOrphans = new Map<string, number>();
+  readonly #roots: GenerationalMap<number>;
+  /** Earliest offset of a line naming each parent not read yet, two generations. */
+  readonly #orphans: GenerationalMap<number>;
 
   /**
    * @param readBefore - how far the run before a restart read (the checkpoint's `read`): lines
@@ -46,7 +43,8 @@ export class CheckpointTracker {
     this.#cuts = [startOffset];
     this.#lineEnd = startOffset;
     this.#saved = startOffset;
-    this.#maxRemembered = maxRemembered;
+    this.#roots = new GenerationalMap(maxRemembered);
+    this.#orphans = new GenerationalMap(maxRemembered);
     this.#readBefore = readBefore;
   }
 
@@ -79,17 +77,17 @@ export class CheckpointTracker {
     const parentId = event.causation?.parentId ?? '';
     let root: number | undefined;
     if (parentId !== '') {
-      root = this.#roots.get(parentId) ?? this.#previousRoots.get(parentId);
+      root = this.#roots.get(parentId);
       if (root === undefined) this.#noteOrphan(parentId, lineStart);
     }
     const callKey =
       event.type === TOOL_INVOKE || (root === undefined && eventId === '') ? callKeyOf(event) : '';
     if (root === undefined && callKey !== '' && event.type !== TOOL_INVOKE) {
-      root = this.#roots.get(callKey) ?? this.#previousRoots.get(callKey);
+      root = this.#roots.get(callKey);
     }
     root ??= lineStart;
     if (eventId !== '') {
-      const early = this.#orphans.get(eventId) ?? this.#previousOrphans.get(eventId);
+      const early = this.#orphans.get(eventId);
       if (early !== undefined && early < root) root = early;
       this.#remember(eventId, root);
     }
@@ -152,19 +150,10 @@ export class CheckpointTracker {
 
   #remember(key: string, root: number): void {
     this.#roots.set(key, root);
-    if (this.#roots.size >= this.#maxRemembered) {
-      this.#previousRoots = this.#roots;
-      this.#roots = new Map();
-    }
   }
 
   #noteOrphan(parentId: string, offset: number): void {
-    if (this.#orphans.has(parentId) || this.#previousOrphans.has(parentId)) return;
-    this.#orphans.set(parentId, offset);
-    if (this.#orphans.size >= this.#maxRemembered) {
-      this.#previousOrphans = this.#orphans;
-      this.#orphans = new Map();
-    }
+    if (this.#orphans.get(parentId) === undefined) this.#orphans.set(parentId, offset);
   }
 }
 

@@ -24,6 +24,7 @@ import {
   type OtlpReceiver,
 } from '../../../src/testing/index.js';
 import { startTlsTerminator, TLS_FILES, type TlsTerminator } from './tls-terminator.js';
+import { sendOnce } from './send-once.js';
 
 function spans(count: number): ReadableSpan[] {
   const memory = new InMemorySpanExporter();
@@ -74,7 +75,7 @@ describe('export over TLS, configured by the OpenTelemetry certificate variables
   it('exports over https to an endpoint signed by a private CA, presenting the client certificate', async () => {
     const [receiver, front] = await httpBehindTls(true);
     const exporter = await exporterFor(front.url, MUTUAL_TLS);
-    expect((await exporter.send(spans(3))).kind).toBe('success');
+    expect((await sendOnce(exporter, spans(3))).kind).toBe('success');
     expect(receiver.spans.map((span) => span.name)).toEqual(['span 0', 'span 1', 'span 2']);
     expect(front.clients).toEqual(['tooltrace sidecar']);
   });
@@ -85,21 +86,21 @@ describe('export over TLS, configured by the OpenTelemetry certificate variables
       OTEL_EXPORTER_OTLP_CERTIFICATE: TLS_FILES.clientCert,
       OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: TLS_FILES.ca,
     });
-    expect((await exporter.send(spans(1))).kind).toBe('success');
+    expect((await sendOnce(exporter, spans(1))).kind).toBe('success');
     expect(receiver.spans).toHaveLength(1);
   });
 
   it('refuses an endpoint its CA did not sign, and a server refuses it without a client certificate', async () => {
     const [receiver, front] = await httpBehindTls(true);
     const untrusting = await exporterFor(front.url, {});
-    const unverified = await untrusting.send(spans(1));
+    const unverified = await sendOnce(untrusting, spans(1));
     expect(unverified).toMatchObject({ kind: 'retryable', status: 'network' });
     expect(unverified.kind === 'retryable' && unverified.reason).toMatch(/certificate/);
 
     const anonymous = await exporterFor(front.url, {
       OTEL_EXPORTER_OTLP_CERTIFICATE: TLS_FILES.ca,
     });
-    expect((await anonymous.send(spans(1))).kind).toBe('retryable');
+    expect((await sendOnce(anonymous, spans(1))).kind).toBe('retryable');
     expect(receiver.spans).toEqual([]);
   });
 
@@ -109,7 +110,7 @@ describe('export over TLS, configured by the OpenTelemetry certificate variables
     const front = await startTlsTerminator(portOf(receiver.url), { mutual: true, alpn: ['h2'] });
     closing.push(front);
     const exporter = await exporterFor(front.url, MUTUAL_TLS, 'grpc');
-    expect((await exporter.send(spans(2))).kind).toBe('success');
+    expect((await sendOnce(exporter, spans(2))).kind).toBe('success');
     expect(receiver.spans.map((span) => span.name)).toEqual(['span 0', 'span 1']);
     expect(front.clients).toEqual(['tooltrace sidecar']);
   });

@@ -10,6 +10,7 @@ import { ReliableSpanProcessor } from '../../../src/sidecar/export/index.js';
 import { OtlpGrpcSpanExporter } from '../../../src/sidecar/export/otlp-grpc-span-exporter.js';
 import { startOtlpGrpcReceiver, type OtlpGrpcReceiver } from '../../../src/testing/index.js';
 import { VERSION } from '../../../src/version.js';
+import { sendOnce } from './send-once.js';
 
 /** GRPC status codes, as the OTLP/gRPC specification names them. */
 const CODE = {
@@ -54,7 +55,7 @@ describe('OtlpGrpcSpanExporter', () => {
   it('exports over OTLP/gRPC with metadata and one User-Agent', async () => {
     exporter = new OtlpGrpcSpanExporter({ url: receiver.url, headers: { 'X-Api-Key': 'k' } });
 
-    expect(await exporter.send(spans(3))).toEqual({
+    expect(await sendOnce(exporter, spans(3))).toEqual({
       kind: 'success',
       rejectedSpans: 0,
       rejectionMessage: '',
@@ -90,7 +91,7 @@ describe('OtlpGrpcSpanExporter', () => {
     const port = (server.address() as AddressInfo).port;
     exporter = new OtlpGrpcSpanExporter({ url: `http://127.0.0.1:${port}`, compression: 'gzip' });
 
-    expect((await exporter.send(spans(20))).kind).toBe('success');
+    expect((await sendOnce(exporter, spans(20))).kind).toBe('success');
     expect(seen).toEqual([{ encoding: 'gzip', compressedFlag: 1 }]);
     await exporter.shutdown();
     await new Promise((resolve) => server.close(resolve));
@@ -107,7 +108,7 @@ describe('OtlpGrpcSpanExporter', () => {
     exporter = new OtlpGrpcSpanExporter({ url: receiver.url });
     receiver.answerNext({ code, message: 'busy' });
 
-    expect(await exporter.send(spans(1))).toEqual({
+    expect(await sendOnce(exporter, spans(1))).toEqual({
       kind: 'retryable',
       status: name,
       reason: `${name} from ${receiver.url}/: busy`,
@@ -126,7 +127,7 @@ describe('OtlpGrpcSpanExporter', () => {
     exporter = new OtlpGrpcSpanExporter({ url: receiver.url });
     receiver.answerNext({ code, message: 'no' });
 
-    const outcome = await exporter.send(spans(1));
+    const outcome = await sendOnce(exporter, spans(1));
     expect(outcome).toMatchObject({ kind: 'permanent', status: name });
     expect(outcome.kind === 'permanent' && outcome.reason).toMatch(
       new RegExp(`^${name} from .*: no$`),
@@ -137,7 +138,7 @@ describe('OtlpGrpcSpanExporter', () => {
     exporter = new OtlpGrpcSpanExporter({ url: receiver.url });
     receiver.answerNext({ code: CODE.resourceExhausted, message: 'slow down', retryDelayMs: 1500 });
 
-    expect(await exporter.send(spans(1))).toMatchObject({
+    expect(await sendOnce(exporter, spans(1))).toMatchObject({
       kind: 'retryable',
       status: 'RESOURCE_EXHAUSTED',
       retryAfterMs: 1500,
@@ -148,7 +149,7 @@ describe('OtlpGrpcSpanExporter', () => {
     exporter = new OtlpGrpcSpanExporter({ url: receiver.url });
     receiver.answerNext({ partialSuccess: { rejectedSpans: 2, errorMessage: 'too big' } });
 
-    expect(await exporter.send(spans(4))).toEqual({
+    expect(await sendOnce(exporter, spans(4))).toEqual({
       kind: 'success',
       rejectedSpans: 2,
       rejectionMessage: 'too big',
@@ -185,7 +186,7 @@ describe('OtlpGrpcSpanExporter', () => {
     await receiver.close();
     exporter = new OtlpGrpcSpanExporter({ url, timeoutMs: 2000 });
 
-    expect(await exporter.send(spans(1))).toMatchObject({
+    expect(await sendOnce(exporter, spans(1))).toMatchObject({
       kind: 'retryable',
       status: 'UNAVAILABLE',
     });

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ROOT_CONTEXT, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
-import { ExportResultCode, TraceState, type ExportResult } from '@opentelemetry/core';
+import { TraceState } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -11,18 +11,15 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ExportRequestError,
-  OtlpHttpSpanExporter,
-  OtlpTraceEncoder,
-  parseRetryAfter,
-} from '../../../src/sidecar/export/index.js';
+import { OtlpHttpSpanExporter, OtlpTraceEncoder } from '../../../src/sidecar/export/index.js';
 import {
   decodeTraceRequest,
   startOtlpReceiver,
   type OtlpReceiver,
 } from '../../../src/testing/index.js';
 import { VERSION } from '../../../src/version.js';
+import { parseRetryAfter } from '../../../src/wire/index.js';
+import { sendOnce } from './send-once.js';
 
 /** Spans covering every field the encoder writes, from two tracers (two scopes). */
 function variedSpans(): ReadableSpan[] {
@@ -127,9 +124,6 @@ describe('OtlpHttpSpanExporter', () => {
     }
   });
 
-  const exportOnce = (exporter: OtlpHttpSpanExporter, spans: ReadableSpan[]) =>
-    new Promise<ExportResult>((resolve) => exporter.export(spans, resolve));
-
   it('posts protobuf with the configured headers, gzip when asked', async () => {
     const spans = variedSpans();
     const exporter = new OtlpHttpSpanExporter({
@@ -138,7 +132,7 @@ describe('OtlpHttpSpanExporter', () => {
       compression: 'gzip',
     });
 
-    expect((await exportOnce(exporter, spans)).code).toBe(ExportResultCode.SUCCESS);
+    expect((await sendOnce(exporter, spans)).kind).toBe('success');
     const [request] = receiver.requests;
     expect(request!.contentType).toBe('application/x-protobuf');
     expect(request!.contentEncoding).toBe('gzip');
@@ -152,7 +146,7 @@ describe('OtlpHttpSpanExporter', () => {
     const spans = variedSpans().slice(0, 3);
     const exporter = new OtlpHttpSpanExporter({ url: receiver.tracesUrl, encoding: 'json' });
 
-    expect(await exporter.send(spans)).toEqual({
+    expect(await sendOnce(exporter, spans)).toEqual({
       kind: 'success',
       rejectedSpans: 0,
       rejectionMessage: '',
@@ -174,7 +168,7 @@ describe('OtlpHttpSpanExporter', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
     const exporter = new OtlpHttpSpanExporter({ url });
 
-    expect(await exporter.send(variedSpans().slice(0, 1))).toEqual({
+    expect(await sendOnce(exporter, variedSpans().slice(0, 1))).toEqual({
       kind: 'permanent',
       status: '403',
       reason: `403 Forbidden from ${url} — check the credentials (--otlp-header, OTEL_EXPORTER_OTLP_HEADERS): forbidden by proxy`,
@@ -192,16 +186,13 @@ describe('OtlpHttpSpanExporter', () => {
     const port = (server.address() as AddressInfo).port;
     const exporter = new OtlpHttpSpanExporter({ url: `http://127.0.0.1:${port}/v1/traces` });
 
-    const refused = await exportOnce(exporter, variedSpans().slice(0, 1));
-    expect(refused.code).toBe(ExportResultCode.FAILED);
-    expect(refused.error).toBeInstanceOf(ExportRequestError);
-    expect(refused.error).toMatchObject({ code: 503, retryAfterMs: 3000 });
+    const refused = await sendOnce(exporter, variedSpans().slice(0, 1));
+    expect(refused).toMatchObject({ kind: 'retryable', status: '503', retryAfterMs: 3000 });
 
     await new Promise((resolve) => server.close(resolve));
     server.closeAllConnections();
-    const unreachable = await exportOnce(exporter, variedSpans().slice(0, 1));
-    expect(unreachable.code).toBe(ExportResultCode.FAILED);
-    expect((unreachable.error as ExportRequestError).code).toBeUndefined();
+    const unreachable = await sendOnce(exporter, variedSpans().slice(0, 1));
+    expect(unreachable).toMatchObject({ kind: 'retryable', status: 'network' });
     await exporter.shutdown();
   });
 
@@ -215,11 +206,11 @@ describe('OtlpHttpSpanExporter', () => {
       timeoutMs: 60_000,
     });
 
-    const pending = exportOnce(exporter, variedSpans().slice(0, 1));
+    const pending = sendOnce(exporter, variedSpans().slice(0, 1));
     await new Promise((resolve) => setTimeout(resolve, 100));
     await exporter.shutdown();
-    expect((await pending).code).toBe(ExportResultCode.FAILED);
-    expect((await exportOnce(exporter, [])).error?.message).toMatch(/shut down/);
+    expect((await pending).kind).not.toBe('success');
+    expect(await sendOnce(exporter, [])).toMatchObject({ kind: 'permanent', status: 'shutdown' });
   });
 });
 

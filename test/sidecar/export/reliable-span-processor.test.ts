@@ -304,7 +304,7 @@ describe('ReliableSpanProcessor', () => {
           }
           return exporter.openBatch();
         },
-        sendBatch: (body: Uint8Array) => exporter.sendBatch(body),
+        send: (body: Uint8Array) => exporter.send(body),
         releaseBatch: (body: Uint8Array) => exporter.releaseBatch(body),
         shutdown: () => exporter.shutdown(),
       };
@@ -321,34 +321,6 @@ describe('ReliableSpanProcessor', () => {
       expect(dropped).toEqual([{ status: 'encoding', kept: [{ receiptOf: 'unlucky' }] }]);
       expect(receiver.spans.map((span) => span.name)).toEqual(['next']);
     });
-  });
-
-  it('classifies the failures of an SDK SpanExporter by their HTTP status', async () => {
-    const failures: string[] = [];
-    const dropped: string[] = [];
-    receiver = await startOtlpReceiver();
-    const exporter = new OtlpHttpSpanExporter({ url: receiver.tracesUrl });
-    const sdkFace = {
-      export: (spans: ReadableSpan[], done: Parameters<typeof exporter.export>[1]) =>
-        exporter.export(spans, done),
-      shutdown: () => exporter.shutdown(),
-    };
-    const processor = new ReliableSpanProcessor(sdkFace, {
-      batchSize: 1,
-      maxConcurrentExports: 1,
-      initialBackoffMs: 5,
-      onFailed: (reason) => failures.push(reason),
-      onDropped: (_, status) => dropped.push(status),
-    });
-    processors.push(processor);
-    receiver.answerNext({ status: 503 }, { status: 403 });
-
-    spansThrough(processor, ['a', 'b']);
-    await processor.forceFlush();
-
-    expect(failures).toHaveLength(1);
-    expect(dropped).toEqual(['403']);
-    expect(receiver.spans.map((span) => span.name)).toEqual(['b']);
   });
 
   it('keeps every span through a minute-long outage, backing off, then delivers them all', async () => {
