@@ -275,7 +275,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js'] },
+        // One program for every file (tsconfig.json covers them all): the project service
+        // took a third more CPU for the same findings.
+        project: ['./tsconfig.json'],
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -306,6 +308,12 @@ export default tseslint.config(
   },
   {
     files: ['eslint.config.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // Built against the peers bench:peers installs into a scratch folder (ai 7, @ai-sdk/otel,
+    // OpenInference), not against this project's devDependencies: linted without types.
+    files: ['bench/peers/*.ts'],
     ...tseslint.configs.disableTypeChecked,
   },
 );

@@ -12,6 +12,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * and the sidecar's declaration roll-up a few more.
  */
 export default function buildDist(): void {
+  // `npm test` (scripts/test.ts) built it just before.
+  if (process.env.TOOLTRACE_DIST_BUILT === '1') return;
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
     cwd: ROOT,

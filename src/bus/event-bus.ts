@@ -4,6 +4,7 @@ import { DispatchedEvent } from './dispatched-event.js';
 import type { DispatchScope, ScopeRunner } from './dispatch-scope.js';
 import { currentFrame, runInFrame, type DispatchFrame } from './dispatch-context.js';
 import { newEventId } from './event-id.js';
+import { isFrameless } from './frameless-handler.js';
 import { EventRing, type EventRingStats } from './event-ring.js';
 import { CORE_ERROR, type CoreErrorPayload } from './core-error.js';
 import type { EventHandler, SubscribeOptions } from './subscribe-options.js';
@@ -58,9 +59,17 @@ interface Subscription {
   readonly order: number;
   readonly filter: ((event: BusEvent<never>) => boolean) | undefined;
   readonly source: string;
+  /** Whether the handler runs inside a dispatch frame (all but the ones marked frameless). */
+  readonly framed: boolean;
   active: boolean;
   /** Set while a replaying subscriber catches up: live events wait here. */
   backlog: BusEvent[] | undefined;
+}
+
+/** The handlers of one event type in delivery order, and whether any of them needs a frame. */
+interface DispatchList {
+  readonly subscriptions: readonly Subscription[];
+  readonly framed: boolean;
 }
 
 const DEFAULT_RING_SIZE = 0;
@@ -70,6 +79,7 @@ const DEFAULT_RING_PAYLOAD_BYTES = 64 * 1024;
 /** What {@link EventBus.stats} reports. */
 export type EventBusStats = EventRingStats;
 const EMPTY: readonly Subscription[] = [];
+const NONE: DispatchList = { subscriptions: EMPTY, framed: false };
 
 /**
  * An in-process event bus whose events carry causation. Dispatch is synchronous: `emit` returns
@@ -81,12 +91,12 @@ export class EventBus {
   readonly #typed = new Map<string, Subscription[]>();
   #all: Subscription[] = [];
   /** Merged, sorted handler lists per type; rebuilt lazily after any (un)subscribe. */
-  #lists = new Map<string, readonly Subscription[]>();
+  #lists = new Map<string, DispatchList>();
   /**
    * The sorted list of `#all`, which is every type's list while no one subscribed to a type (a
    * sidecar's bus, with only the tracing subscriber): no lookup by type per event then.
    */
-  #allSorted: readonly Subscription[] | undefined;
+  #allSorted: DispatchList | undefined;
   readonly #ring: EventRing;
   readonly #onError: EventBusOptions['onError'];
   readonly #dispatchFrames: boolean;
@@ -310,9 +320,9 @@ export class EventBus {
 
   #dispatch(event: BusEvent, vetoable: boolean): void {
     this.#ring.push(event);
-    const list = this.#handlersFor(event.type);
+    const { subscriptions: list, framed } = this.#handlersFor(event.type);
     if (list.length === 0) return;
-    if (this.#dispatchFrames) {
+    if (this.#dispatchFrames && framed) {
       runInFrame(this.#frameFor(event), EventBus.#deliverAll, this, list, event, vetoable);
     } else {
       EventBus.#deliverAll(this, list, event, vetoable);
@@ -429,6 +439,7 @@ export class EventBus {
       order: this.#order++,
       filter,
       source,
+      framed: !isFrameless(handler),
       active: true,
       backlog: replay ? [] : undefined,
     };
@@ -502,7 +513,7 @@ export class EventBus {
     this.#allSorted = undefined;
   }
 
-  #handlersFor(type: string): readonly Subscription[] {
+  #handlersFor(type: string): DispatchList {
     if (this.#typed.size === 0) return (this.#allSorted ??= sorted(EMPTY, this.#all));
     let list = this.#lists.get(type);
     if (list === undefined) {
@@ -526,14 +537,12 @@ function nested(outer: ScopeRunner, inner: ScopeRunner): ScopeRunner {
 }
 
 /** The handlers of one type and of every type, in delivery order. */
-function sorted(
-  typed: readonly Subscription[],
-  all: readonly Subscription[],
-): readonly Subscription[] {
-  if (typed.length === 0 && all.length === 0) return EMPTY;
-  return [...typed, ...all].sort(
+function sorted(typed: readonly Subscription[], all: readonly Subscription[]): DispatchList {
+  if (typed.length === 0 && all.length === 0) return NONE;
+  const subscriptions = [...typed, ...all].sort(
     (left, right) => left.priority - right.priority || left.order - right.order,
   );
+  return { subscriptions, framed: subscriptions.some((subscription) => subscription.framed) };
 }
 
 function checkByteLimit(value: unknown, name: string, fallback: number): number {

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../errors/index.js';
 import type { SidecarOptions } from '../sidecar/index.js';
-import { parseHeaders } from '../sidecar/export/key-value-list.js';
+import { parseHeaders } from '../sidecar/export/index.js';
 import { isEventTypePattern } from '../otel/internal.js';
 import { parseFlags } from './parse-flags.js';
 

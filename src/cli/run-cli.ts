@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors/index.js';
-import { withoutUrlCredentials } from '../sidecar/pipeline/url-credentials.js';
+import { withoutUrlCredentials } from '../sidecar/pipeline/index.js';
 import { VERSION } from '../version.js';
 import type { CliStreams } from './cli-streams.js';
 import { DEMO_USAGE, USAGE, VIEW_USAGE } from './usage.js';

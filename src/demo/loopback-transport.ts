@@ -5,7 +5,7 @@ import {
   type SpanBatch,
 } from '../otlp/index.js';
 import type { BatchTransport, ExportOutcome } from '../sidecar/export/index.js';
-import { tooltraceNumberTypes } from '../sidecar/export/tooltrace-number-types.js';
+import { tooltraceNumberTypes } from '../sidecar/export/index.js';
 
 const ACCEPTED: ExportOutcome = { kind: 'success', rejectedSpans: 0, rejectionMessage: '' };
 

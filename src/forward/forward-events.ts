@@ -3,7 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { BusEvent, EventBus } from '../bus/index.js';
-import { VERSION } from '../version.js';
+import { USER_AGENT } from '../user-agent.js';
 import { encodeEnvelope, parseRetryAfter } from '../wire/index.js';
 import { ForwardError, type ForwardErrorKind } from './forward-error.js';
 import type { ForwardOptions, Forwarder, ForwarderStats } from './forward-options.js';
@@ -307,7 +307,7 @@ class EventForwarder implements Forwarder {
       }
       const headers: Record<string, string> = {
         'content-type': 'application/x-ndjson',
-        'user-agent': `tooltrace/${VERSION}`,
+        'user-agent': USER_AGENT,
       };
       if (this.#token !== undefined) headers.authorization = `Bearer ${this.#token}`;
       let payload: string | Buffer = body;

@@ -149,12 +149,8 @@ export const ATTR_STREAM_EVENTS_RECORDED = 'tooltrace.stream.events.recorded';
 /** `tooltrace.stream.events.coalesced`: stream events only counted in this summary. */
 export const ATTR_STREAM_EVENTS_COALESCED = 'tooltrace.stream.events.coalesced';
 
-/** `tooltrace.stream.sequence` on a stream span event. */
-export const ATTR_STREAM_SEQUENCE = 'tooltrace.stream.sequence';
 /** `tooltrace.stream.progress` on a progress span event, when the tool knows it (>= 0). */
 export const ATTR_STREAM_PROGRESS = 'tooltrace.stream.progress';
-/** `tooltrace.stream.payload.bytes` on a partial span event. */
-export const ATTR_STREAM_PAYLOAD_BYTES = 'tooltrace.stream.payload.bytes';
 /** `tooltrace.stream.payload` on a stream span event; only with content capture. */
 export const ATTR_STREAM_PAYLOAD = 'tooltrace.stream.payload';
 
@@ -165,9 +161,10 @@ export const ATTR_STREAM_PAYLOAD = 'tooltrace.stream.payload';
 export type EndReason = 'result' | 'abandoned' | 'evicted' | 'shutdown';
 
 /**
- * Attributes of a `tool.stream.partial` span event. Written with literal keys (the same names
- * as {@link ATTR_STREAM_SEQUENCE} and {@link ATTR_STREAM_PAYLOAD_BYTES}) because one is built per
- * stream event: V8 builds a literal-keyed object from a template, a computed-key one key by key.
+ * Attributes of a `tool.stream.partial` span event: `tooltrace.stream.sequence` and
+ * `tooltrace.stream.payload.bytes`. Written with literal keys, and the only place that writes
+ * them, because one is built per stream event: V8 builds a literal-keyed object from a
+ * template, a computed-key one key by key.
  */
 export function partialEventAttributes(sequence: number, bytes: number): Attributes {
   return sequence > 0

@@ -1,4 +1,5 @@
 import type { BusEvent, EventBus, ScopeRunner } from '../bus/index.js';
+import { markFrameless } from '../bus/frameless-handler.js';
 import {
   TOOL_INVOKE,
   TOOL_RESULT,
@@ -91,9 +92,11 @@ export class TracingSubscriber {
     this.#agent.shutdown();
   };
 
-  readonly #onEvent = (event: BusEvent): void => {
+  // Frameless: the tracer emits nothing on the bus and starts no work of its own from an event,
+  // so the bus need not enter a dispatch frame for the events only it hears (stream events).
+  readonly #onEvent = markFrameless((event: BusEvent): void => {
     this.#core.errors.contain('tracer', this.#dispatch, event);
-  };
+  });
 
   readonly #dispatch = (event: BusEvent): void => {
     const type = event.type;

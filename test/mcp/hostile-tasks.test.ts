@@ -88,6 +88,35 @@ describe('mcpTools() against a hostile task server', () => {
   });
 });
 
+describe('a task call still polled', () => {
+  it('repeats its unchanged status every 30 s, so the tracer never takes it for idle', async () => {
+    // Only the clock the status trail reads is faked: each poll moves it 31 s on.
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      harness = await startTracingHarness({ register: true });
+      const peer = foreverWorking(0, null);
+      client = await connect(peer);
+      attachTools(harness.bus, await mcpTools(client, { taskDeadline: 450 }));
+      const moveClock = setInterval(() => vi.advanceTimersByTime(31_000), 100);
+      try {
+        await callTool(harness.bus, { id: 'tc_1', name: 'research', arguments: {} });
+      } finally {
+        clearInterval(moveClock);
+      }
+
+      const span = await harness.span('execute_tool research');
+      const working = span.events.filter(
+        (event) =>
+          event.name === 'tool.stream.progress' &&
+          event.attributes['tooltrace.mcp.task.status'] === 'working',
+      );
+      expect(working.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe('pollDelay()', () => {
   it('holds what the server asks for to the minimum and 30 s', () => {
     expect(pollDelay(0, 1000, 100)).toBe(100);

@@ -1,4 +1,8 @@
-/** The sidecar's export room: the reliable span processor, OTLP encoding, HTTP and gRPC transport. */
+/**
+ * The sidecar's export room: the reliable span processor and the span transports (OTLP over HTTP
+ * and gRPC, the `--out` file, the console), and the metrics export. OTLP encoding is the otlp
+ * room's.
+ */
 export { startSpanExport } from './span-export.js';
 export type { ExportMetrics, SpanExport, SpanExportOptions } from './span-export.js';
 export type { SpanExporters } from './span-transports.js';
@@ -25,11 +29,11 @@ export type {
 } from './reliable-span-processor.js';
 export { createTraceExporter, MAX_DELAY_MS, resolveExportConfig } from './export-config.js';
 export { parseHeaders, parseKeyValueList } from './key-value-list.js';
+export { tooltraceNumberTypes } from './tooltrace-number-types.js';
 export type { ExportConfig, ExportOverrides, OtlpProtocol } from './export-config.js';
 export type { ExportTls } from './export-tls.js';
 export { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
 export type { OtlpHttpSpanExporterOptions } from './otlp-http-span-exporter.js';
-export { OtlpTraceEncoder } from '../../otlp/index.js';
 export { resolveMetricsExport, startMetricsExport } from './metrics-export.js';
 export type { MetricsExport, MetricsExportConfig } from './metrics-export.js';
 export { isRetryableHttpStatus } from './export-outcome.js';

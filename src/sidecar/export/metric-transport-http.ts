@@ -6,7 +6,7 @@ import { parseRetryAfter } from '../../wire/index.js';
 import type { ExportTls } from './export-tls.js';
 import { decodeRpcStatus } from '../../otlp/index.js';
 import { postOtlp, type OtlpHttpAnswer } from './post-otlp.js';
-import { USER_AGENT } from './user-agent.js';
+import { USER_AGENT } from '../../user-agent.js';
 
 /** Where and how metrics requests go, for {@link httpMetricTransport} and `grpcMetricTransport`. */
 export interface MetricTransportOptions {

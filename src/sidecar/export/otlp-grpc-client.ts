@@ -1,6 +1,6 @@
 import { Client, credentials, Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import type { ExportTls } from './export-tls.js';
-import { USER_AGENT } from './user-agent.js';
+import { USER_AGENT } from '../../user-agent.js';
 
 /**
  * gRPC codes OTLP/gRPC says to retry, for spans and metrics alike. (The span exporter also

@@ -18,7 +18,7 @@ import {
 import { parseRetryAfter } from '../../wire/index.js';
 import { tooltraceNumberTypes } from './tooltrace-number-types.js';
 import { postOtlp, type OtlpHttpAnswer } from './post-otlp.js';
-import { USER_AGENT } from './user-agent.js';
+import { USER_AGENT } from '../../user-agent.js';
 import type { ExportTls } from './export-tls.js';
 
 const gzip = promisify(gzipCallback);

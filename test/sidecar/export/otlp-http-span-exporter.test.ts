@@ -11,7 +11,8 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OtlpHttpSpanExporter, OtlpTraceEncoder } from '../../../src/sidecar/export/index.js';
+import { OtlpHttpSpanExporter } from '../../../src/sidecar/export/index.js';
+import { OtlpTraceEncoder } from '../../../src/otlp/index.js';
 import {
   decodeTraceRequest,
   startOtlpReceiver,

@@ -1,4 +1,4 @@
-import { VERSION } from '../../version.js';
+import { VERSION } from './version.js';
 
 /** The one `User-Agent` every tooltrace transport sends: OTLP/HTTP, OTLP/gRPC, the forwarder. */
 export const USER_AGENT = `tooltrace/${VERSION}`;
