@@ -205,6 +205,16 @@ export interface ReplayTracingOptions extends TraceToolCallsOptions {
   stableEventId?: (event: BusEvent) => string;
   /** Called after a span ended, with why. A hook that throws is counted and otherwise ignored. */
   onSpanEnd?: (span: Span, reason: EndReason) => void;
+  /**
+   * Whether a later run replays these events again from before the calls still open at
+   * shutdown (the sidecar following a file with a checkpoint). Then `shutdown()` cuts such a
+   * span: its last in-flight snapshot, marked `tooltrace.end_reason=shutdown`, is exported in its
+   * place, and the span itself is left to the run that reads its end, which exports it under the
+   * same span id (one span id, one content). Otherwise nothing would ever end it, so it is ended
+   * and exported, marked `shutdown`. Needs `idGenerator`.
+   * @default false
+   */
+  resumable?: boolean;
 }
 
 /** The options {@link resolveOptions} gives a default to. */
@@ -222,7 +232,8 @@ type Defaulted =
   | 'reorderWindowMs'
   | 'maxRememberedEvents'
   | 'agentName'
-  | 'excludeEvents';
+  | 'excludeEvents'
+  | 'resumable';
 
 /**
  * {@link ReplayTracingOptions} with every default applied and checked, resolved once; the
@@ -273,6 +284,16 @@ export function resolveOptions(
   if (typeof captureContent !== 'boolean') {
     throw new TypeError('options.captureContent must be a boolean');
   }
+  const resumable = replay.resumable ?? false;
+  if (typeof resumable !== 'boolean') {
+    throw new ConfigurationError('options.resumable must be a boolean', { setting: 'resumable' });
+  }
+  if (resumable && replay.idGenerator === undefined) {
+    throw new ConfigurationError(
+      'options.resumable needs options.idGenerator: a later run ends a cut span under the same span id only with ids derived from the events',
+      { setting: 'resumable' },
+    );
+  }
   const live = checkLiveUpdates(options.liveUpdates);
   const liveUpdates = live.enabled ?? liveUpdatesFromEnvironment(environment);
   if (typeof liveUpdates !== 'boolean') {
@@ -303,6 +324,7 @@ export function resolveOptions(
     ),
     stableEventId: checkFunction(replay.stableEventId, 'stableEventId'),
     onSpanEnd: checkFunction(replay.onSpanEnd, 'onSpanEnd'),
+    resumable,
     liveUpdates,
     liveIntervalMs: checkInteger(live.intervalMs, 'liveUpdates.intervalMs', 1000, 10),
     liveTracerProvider: checkObject(live.tracerProvider, 'liveUpdates.tracerProvider'),

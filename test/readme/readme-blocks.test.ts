@@ -241,7 +241,7 @@ describe('README.md and docs/*.md', () => {
 
   it('has an MCP stdio block that runs against the reference server: its progress as stream events', async () => {
     // The program has exited: every span it exported, in-flight snapshots included, is here.
-    const spans = await blockSpans('new StdioClientTransport(', 1);
+    const spans = await blockSpans("name: 'trigger-long-running-operation'", 1);
     const span = spans.find((each) => each.name === 'execute_tool trigger-long-running-operation');
     expect(span, spans.map((each) => each.name).join(', ')).toBeDefined();
     expect(span!.attributes).toMatchObject({
