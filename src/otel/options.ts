@@ -286,12 +286,11 @@ export function resolveOptions(
   }
   const resumable = replay.resumable ?? false;
   if (typeof resumable !== 'boolean') {
-    throw new ConfigurationError('options.resumable must be a boolean', { setting: 'resumable' });
+    throw new TypeError('options.resumable must be a boolean');
   }
   if (resumable && replay.idGenerator === undefined) {
-    throw new ConfigurationError(
+    throw new TypeError(
       'options.resumable needs options.idGenerator: a later run ends a cut span under the same span id only with ids derived from the events',
-      { setting: 'resumable' },
     );
   }
   const live = checkLiveUpdates(options.liveUpdates);
