@@ -357,13 +357,19 @@ class McpTool implements McpChannelTool {
   }
 
   /**
-   * The 2.x client checks a tool's `outputSchema` on every answer, an `input_required` one too
-   * (which has no `structuredContent` and so fails the call); given the tool's definition without
-   * it, the client still mirrors the arguments into headers as the definition says.
+   * The tool's definition goes with every call on the 2.x client: the client mirrors arguments
+   * into `Mcp-Param-*` headers as the definition's `x-mcp-header` marks say (SEP-2243), and it
+   * reads definitions only from its own cached listing, which the first page asked for directly
+   * (see `listPage`) does not fill. The definition goes without its `outputSchema`: the client
+   * checks that on every answer, an `input_required` one too (which has no `structuredContent`
+   * and so fails the call).
    */
   #roundOptions(callOptions: McpCallOptions): McpCallOptions {
-    if (this.definition.outputSchema === undefined) return callOptions;
-    return { ...callOptions, toolDefinition: { ...this.definition, outputSchema: undefined } };
+    const definition =
+      this.definition.outputSchema === undefined
+        ? this.definition
+        : { ...this.definition, outputSchema: undefined };
+    return { ...callOptions, toolDefinition: definition };
   }
 
   /** The span attributes of one call, read as it starts (a session may begin after listing). */
