@@ -63,6 +63,11 @@ async function demoThroughSidecar(
       endpoint,
       '--service-name',
       service,
+      // The demo groups its run into one trace under a `session …` root span (traceBy
+      // 'session'); the sidecar's default is a trace per turn, with no session span, so the
+      // demo's 14 spans would arrive as 13.
+      '--trace-by',
+      'session',
       '--capture-content',
       '--status-interval',
       '0',
