@@ -560,11 +560,13 @@ export class JaegerQuery {
 
   /**
    * The traces of `service` in the last hour (up to `limit`), only those with a span carrying
-   * every tag of `tags` when given (Jaeger's tag search).
+   * every tag of `tags` when given (Jaeger's tag search). With `raw`, as stored: Jaeger's
+   * adjusters, which fold identical copies of a span into one among other things, are skipped,
+   * so a span stored twice comes back twice.
    */
   async traces(
     service: string,
-    options: { tags?: Record<string, string>; limit?: number } = {},
+    options: { tags?: Record<string, string>; limit?: number; raw?: boolean } = {},
   ): Promise<JaegerTrace[]> {
     const query = new URLSearchParams({
       service,
@@ -572,6 +574,7 @@ export class JaegerQuery {
       limit: String(options.limit ?? 1000),
     });
     if (options.tags !== undefined) query.set('tags', JSON.stringify(options.tags));
+    if (options.raw === true) query.set('raw', 'true');
     return ((await this.#get(`/api/traces?${query.toString()}`)) as JaegerTrace[] | null) ?? [];
   }
 

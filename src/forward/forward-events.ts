@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { BusEvent, EventBus } from '../bus/index.js';
 import { USER_AGENT } from '../user-agent.js';
-import { encodeEnvelope, parseRetryAfter } from '../wire/index.js';
+import { DEFAULT_MAX_LINE_BYTES, encodeEnvelope, parseRetryAfter } from '../wire/index.js';
 import { ForwardError, type ForwardErrorKind } from './forward-error.js';
 import type { ForwardOptions, Forwarder, ForwarderStats } from './forward-options.js';
 import {
@@ -53,6 +53,10 @@ class EventForwarder implements Forwarder {
   readonly #batchSize: number;
   readonly #flushIntervalMs: number;
   readonly #maxQueueSize: number;
+  readonly #maxQueueBytes: number;
+  readonly #maxLineBytes: number;
+  /** Bytes of the lines queued and in flight. */
+  #heldBytes = 0;
   readonly #compress: boolean;
   readonly #initialBackoffMs: number;
   readonly #maxBackoffMs: number;
@@ -86,6 +90,8 @@ class EventForwarder implements Forwarder {
     this.#batchSize = options.batchSize ?? 512;
     this.#flushIntervalMs = options.flushIntervalMs ?? 100;
     this.#maxQueueSize = options.maxQueueSize ?? 20_000;
+    this.#maxQueueBytes = options.maxQueueBytes ?? 64 * 1024 * 1024;
+    this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.#compress = options.compress ?? false;
     this.#initialBackoffMs = options.initialBackoffMs ?? 250;
     this.#maxBackoffMs = options.maxBackoffMs ?? 5_000;
@@ -125,6 +131,7 @@ class EventForwarder implements Forwarder {
         this.#stats.abandoned += left;
         this.#queue = [];
         this.#inFlight = 0;
+        this.#heldBytes = 0;
         this.#abandon.abort();
         const { sent, refused, dropped, abandoned } = this.#stats;
         this.#tell(
@@ -183,9 +190,24 @@ class EventForwarder implements Forwarder {
       this.#drop(`event ${event.type} cannot be encoded: ${String(error)}`);
       return;
     }
+    const bytes = Buffer.byteLength(line);
+    if (bytes > this.#maxLineBytes) {
+      this.#drop(`event ${event.type} is ${bytes} bytes encoded, over ${this.#maxLineBytes}`);
+      return;
+    }
+    if (this.#heldBytes + bytes > this.#maxQueueBytes) {
+      this.#drop(`forwarder queue full (${this.#maxQueueBytes} bytes)`);
+      return;
+    }
+    this.#heldBytes += bytes;
     this.#queue.push(line);
     if (this.#queue.length >= this.#batchSize) this.#send();
     else this.#schedule(this.#flushIntervalMs);
+  }
+
+  /** Lines that left for good (taken, refused): their bytes no longer count. */
+  #release(lines: readonly string[]): void {
+    for (const line of lines) this.#heldBytes -= Buffer.byteLength(line);
   }
 
   #drop(why: string): void {
@@ -243,6 +265,7 @@ class EventForwarder implements Forwarder {
         // A sidecar whose queue filled mid-body took the lines before `unread`: resend the rest.
         const unread = outcome.unread ?? batch.length;
         this.#stats.sent += batch.length - unread;
+        this.#release(batch.slice(0, batch.length - unread));
         this.#queue = batch.slice(batch.length - unread).concat(this.#queue);
         const delay = outcome.retryAfterMs ?? this.#backoffMs;
         this.#backoffMs = Math.min(this.#backoffMs * 2, this.#maxBackoffMs);
@@ -252,6 +275,7 @@ class EventForwarder implements Forwarder {
       }
       this.#backoffMs = this.#initialBackoffMs;
       this.#retryAt = 0;
+      this.#release(batch);
       if (outcome.kind === 'success') {
         this.#stats.sent += batch.length;
       } else {

@@ -29,6 +29,18 @@ export interface ForwardOptions {
    */
   maxQueueSize?: number;
   /**
+   * Bytes of encoded lines held at most (queued and in flight). Past it new events are dropped
+   * and counted, as past `maxQueueSize`: 20,000 events of 20 MB must not become 400 GB.
+   * @default 64 MiB
+   */
+  maxQueueBytes?: number;
+  /**
+   * The longest line forwarded, in bytes; a longer event is dropped and counted, since a sidecar
+   * refuses lines over its own limit (1 MiB by default) anyway.
+   * @default 1 MiB
+   */
+  maxLineBytes?: number;
+  /**
    * Compress request bodies with gzip.
    * @default false
    */

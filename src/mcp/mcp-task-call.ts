@@ -11,6 +11,7 @@ import {
   ERROR_TYPE_TASK_FAILED,
 } from './mcp-attribute-names.js';
 import { settleCall } from './mcp-call-outcome.js';
+import { boundedMessage } from './progress-relay.js';
 import type { McpCallOptions, McpTask, McpTaskApi } from './mcp-client.js';
 
 /** How a task call polls. */
@@ -117,7 +118,9 @@ export async function runTaskCall(
     channel.annotate({ [ATTR_MCP_TASK_POLLS]: polls });
     if (task.status === 'cancelled') {
       return channel.fail(
-        new ToolStreamError(task.statusMessage ?? `MCP task ${taskId} was cancelled by the server`),
+        new ToolStreamError(
+          boundedMessage(task.statusMessage) ?? `MCP task ${taskId} was cancelled by the server`,
+        ),
         { errorType: ERROR_TYPE_TASK_CANCELLED },
       );
     }
@@ -134,9 +137,12 @@ export async function runTaskCall(
       task.status === 'failed' &&
       (result as { isError?: unknown } | undefined)?.isError !== true
     ) {
-      return channel.fail(new ToolStreamError(task.statusMessage ?? `MCP task ${taskId} failed`), {
-        errorType: ERROR_TYPE_TASK_FAILED,
-      });
+      return channel.fail(
+        new ToolStreamError(boundedMessage(task.statusMessage) ?? `MCP task ${taskId} failed`),
+        {
+          errorType: ERROR_TYPE_TASK_FAILED,
+        },
+      );
     }
     if (task.status === 'input_required') {
       // tasks/result waited for the end; read the status it ended with.
@@ -239,7 +245,8 @@ class StatusTrail {
     // Every status is an event, terminal ones included: the status is on each event whatever the
     // content capture, and the last event's is the span's (event attributes win over annotations).
     const payload: { status: string; statusMessage?: string } = { status: task.status };
-    if (task.statusMessage !== undefined) payload.statusMessage = task.statusMessage;
+    if (task.statusMessage !== undefined)
+      payload.statusMessage = boundedMessage(task.statusMessage);
     try {
       void this.#channel.progress(-1, payload, {
         attributes: { [ATTR_MCP_TASK_STATUS]: task.status },

@@ -3,6 +3,18 @@ import { ATTR_STREAM_EVENTS_DROPPED } from '../events/index.js';
 import type { ToolChannel } from '../streamtool/index.js';
 
 /**
+ * Characters of a peer's progress or status message kept: it is a status line, and each one
+ * waiting for the bus holds what it carries.
+ */
+export const MAX_MESSAGE_CHARS = 4096;
+
+/** `message` cut to {@link MAX_MESSAGE_CHARS} (a cut message ends with `…`). */
+export function boundedMessage<T extends string | undefined>(message: T): T {
+  if (typeof message !== 'string' || message.length <= MAX_MESSAGE_CHARS) return message;
+  return `${message.slice(0, MAX_MESSAGE_CHARS - 1)}…` as T;
+}
+
+/**
  * Relays one call's progress notifications into its channel. Notifications cannot be slowed
  * down, so pushes that wait for the reader are bounded: past `capacity - 2` of them the newest
  * notification is kept aside, replacing (and counting) any kept before, and pushed as soon as a
@@ -31,6 +43,7 @@ export class ProgressRelay {
 
   offer(fraction: number, message: string | undefined): void {
     if (this.#channel.closed) return;
+    message = boundedMessage(message);
     if (this.#waiting >= this.#limit) {
       if (this.#kept !== undefined) this.#drop();
       this.#kept = { fraction, message };

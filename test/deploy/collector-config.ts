@@ -1,4 +1,5 @@
-import { parseEndpoint, type Endpoint } from './endpoint.js';
+import { parse } from 'yaml';
+import { parseEndpoint, withEnvDefaults, type Endpoint } from './endpoint.js';
 import { readRepoYaml } from './repo-files.js';
 import {
   isYamlMap,
@@ -176,8 +177,10 @@ export function exporterTargets(config: CollectorConfig): ExporterTarget[] {
       const otlp = optionalMapAt(protocol.otlp, `${where}.protocol.otlp`);
       const resolver = mapAt(settings.resolver, `${where}.resolver`);
       if (resolver.static === undefined) continue;
+      const written = mapAt(resolver.static, `${where}.resolver.static`).hostnames;
+      // `${env:NAME:-[a:4317, b:4317]}`: the Collector reads the value (here the default) as YAML.
       const hostnames = stringListAt(
-        mapAt(resolver.static, `${where}.resolver.static`).hostnames,
+        typeof written === 'string' ? parse(withEnvDefaults(written)) : written,
         `${where}.resolver.static.hostnames`,
       );
       for (const hostname of hostnames) {

@@ -101,6 +101,31 @@ describe('forwardEvents', () => {
     expectNested(testbed.receiver.spans);
   });
 
+  it('drops and counts an event over maxLineBytes, and events past maxQueueBytes', async () => {
+    const file = join(testbed.directory, 'bytes.jsonl');
+    const bus = new EventBus();
+    const told: ForwardError[] = [];
+    const forwarder = forwardEvents(bus, {
+      file,
+      maxQueueBytes: 64 * 1024,
+      batchSize: 1_000,
+      onError: (error) => told.push(error),
+    });
+    bus.emit('tool.result', { id: 'tc_big', output: 'z'.repeat(2 * 1024 * 1024) });
+    for (let index = 0; index < 10; index += 1) bus.emit('note', { text: 'y'.repeat(10_000) });
+    // Not everything was taken: close() says so.
+    expect(await forwarder.close()).toBe(false);
+
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    expect(lines.every((line) => !line.includes('tc_big'))).toBe(true);
+    // 64 KiB holds six lines of about 10 KB; the other four are dropped, with the big one.
+    expect(lines).toHaveLength(6);
+    expect(forwarder.stats()).toMatchObject({ sent: 6, dropped: 5 });
+    expect(told.map((error) => error.message).join('\n')).toMatch(
+      /tool.result is \d+ bytes encoded/,
+    );
+  });
+
   it('retries with growing waits, drops and counts past its queue, never throws', async () => {
     const attempts: number[] = [];
     let answer = 503;

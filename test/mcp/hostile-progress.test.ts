@@ -37,6 +37,37 @@ function burstingServer(): HostilePeer {
   });
 }
 
+describe('mcpTools() against a server whose progress messages are huge', () => {
+  it('keeps 4096 characters of each', async () => {
+    harness = await startTracingHarness({ register: true });
+    const peer = new HostilePeer({
+      pages: [[toolDefinition('index')]],
+      answer: (method, params, server) => {
+        if (method !== 'tools/call') return undefined;
+        const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
+        server.send({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: 1, message: 'm'.repeat(5_000_000) },
+        });
+        return { result: { content: [] } };
+      },
+    });
+    const client = new LegacyClient({ name: 'agent', version: '1.0.0' });
+    await client.connect(peer.transport as never);
+    close = () => client.close();
+    const events: unknown[] = [];
+    harness.bus.subscribe('tool.stream.progress', (event) => void events.push(event.payload));
+    attachTools(harness.bus, await mcpTools(client));
+
+    await callTool(harness.bus, { id: 'tc_1', name: 'index', arguments: {} });
+
+    expect(events).toHaveLength(1);
+    const message = (events[0] as { payload: string }).payload;
+    expect(message).toHaveLength(4096);
+    expect(message.endsWith('…')).toBe(true);
+  });
+});
+
 describe.each([
   ['1.x', () => new LegacyClient({ name: 'agent', version: '1.0.0' })],
   ['2.x', () => new ModernClient({ name: 'agent', version: '2.0.0' })],
