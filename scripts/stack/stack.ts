@@ -329,10 +329,13 @@ export interface Jaeger {
   readonly otlpHttpUrl: string;
 }
 
-/** Starts the built Jaeger with scripts/stack/jaeger.yaml on free ports; resolves once ready. */
+/**
+ * Starts the built Jaeger with scripts/stack/jaeger.yaml on free ports; resolves once ready.
+ * `options.env` is added to its environment.
+ */
 export async function startJaeger(
   binary: string,
-  options: { queryPort?: number; name?: string } = {},
+  options: { queryPort?: number; name?: string; env?: Record<string, string> } = {},
 ): Promise<Jaeger> {
   const name = options.name ?? 'jaeger';
   const query = await portFor(options.queryPort, `${name} query API`);
@@ -352,6 +355,7 @@ export async function startJaeger(
       JAEGER_HEALTH_ENDPOINT: `127.0.0.1:${health}`,
       JAEGER_OTLP_GRPC_ENDPOINT: `127.0.0.1:${otlpGrpc}`,
       JAEGER_OTLP_HTTP_ENDPOINT: `127.0.0.1:${otlpHttp}`,
+      ...options.env,
     },
   );
   try {
