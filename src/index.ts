@@ -85,10 +85,14 @@ export type {
   RequestResponseTool,
   StreamingToolPluginOptions,
   ToolChannelOptions,
+  ToolContext,
   ToolEvent,
   ToolEventDetails,
   ToolEventKind,
   ToolFactory,
+  ToolInputMethod,
+  ToolInputRequest,
+  ToolInputResponse,
 } from './streamtool/index.js';
 export {
   decodeEnvelope,

@@ -5,10 +5,18 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpServer as McpServer1 } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { createMcpHandler, McpServer as McpServer2 } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  McpServer as McpServer2,
+  originValidationResponse,
+} from '@modelcontextprotocol/server';
 import type { EventBus } from '../src/bus/index.js';
 import { serveMcpTools, type McpServedTool } from '../src/mcp/index.js';
 import type { ChannelTool, ToolEvent } from '../src/streamtool/index.js';
+import { conformanceTools2026 } from './conformance-tools-2026.js';
 
 /** A 1×1 PNG. */
 const PNG =
@@ -193,7 +201,7 @@ function legacyHandler(bus: EventBus): Handler {
 function modernHandler(bus: EventBus): Handler {
   const handler = createMcpHandler(() => {
     const server = new McpServer2({ name: 'tooltrace-conformance', version: '2.0.0' });
-    serveMcpTools(server, conformanceTools, { bus });
+    serveMcpTools(server, [...conformanceTools, ...conformanceTools2026], { bus });
     return server;
   });
   return async (request, response) => {
@@ -208,15 +216,18 @@ function modernHandler(bus: EventBus): Handler {
         : (Readable.toWeb(request) as ReadableStream<Uint8Array>);
     const abort = new AbortController();
     response.on('close', () => abort.abort());
-    const answer = await handler.fetch(
-      new Request(`http://127.0.0.1${request.url ?? '/'}`, {
-        method: request.method ?? 'GET',
-        headers,
-        body,
-        signal: abort.signal,
-        duplex: 'half',
-      }),
-    );
+    const webRequest = new Request(`http://127.0.0.1${request.url ?? '/'}`, {
+      method: request.method ?? 'GET',
+      headers,
+      body,
+      signal: abort.signal,
+      duplex: 'half',
+    });
+    // DNS rebinding: a local server answers only requests for a local host from a local origin.
+    const answer =
+      hostHeaderValidationResponse(webRequest, localhostAllowedHostnames()) ??
+      originValidationResponse(webRequest, localhostAllowedOrigins()) ??
+      (await handler.fetch(webRequest));
     response.writeHead(answer.status, Object.fromEntries(answer.headers));
     if (answer.body === null) {
       response.end();

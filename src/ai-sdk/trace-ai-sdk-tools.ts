@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EventBus } from '../bus/index.js';
-import { bindToCurrentContext } from '../bus/dispatch-context.js';
+import { captureContext } from '../bus/dispatch-context.js';
 import type { ToolCall } from '../events/index.js';
 import { runAsInvokeHandler } from '../streamtool/run-as-invoke-handler.js';
 import { TracedExecution } from './traced-execution.js';
@@ -120,8 +120,10 @@ function relay(
   output: AsyncIterable<unknown>,
 ): AsyncIterableIterator<unknown> {
   const iterator = output[Symbol.asyncIterator]();
-  const advance = bindToCurrentContext(() => iterator.next());
-  const close = bindToCurrentContext(() => iterator.return?.());
+  const inHandler = captureContext();
+  const next = (): Promise<IteratorResult<unknown>> => iterator.next();
+  const advance = (): Promise<IteratorResult<unknown>> => inHandler(next);
+  const close = (): unknown => inHandler(() => iterator.return?.());
   let last: unknown;
   let ended = false;
   const onStep = (step: IteratorResult<unknown>): IteratorResult<unknown> => {

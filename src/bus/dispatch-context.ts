@@ -1,4 +1,4 @@
-import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { AsyncLocalStorage } from 'node:async_hooks';
 /**
  * What travels with the code a handler runs, synchronously or asynchronously later: the event
  * being dispatched (for `parentId`/`parentSeq`) and the causation scope.
@@ -34,14 +34,18 @@ export function currentFrame(): DispatchFrame | undefined {
   return storage.getStore();
 }
 
+/** Runs `fn(...args)` in the asynchronous context captured by {@link captureContext}. */
+export type ContextRunner = <A extends unknown[], R>(fn: (...args: A) => R, ...args: A) => R;
+
 /**
- * `fn` bound to the asynchronous context of the calling code: wherever it is called from later,
- * it runs with the dispatch frame (and every other `AsyncLocalStorage` value, the active
- * OpenTelemetry context among them) that was current here. For code a handler hands to someone
- * else to call, such as a generator another library iterates.
+ * The asynchronous context of the calling code, to run functions in later: wherever the runner
+ * is called from, `fn` runs with the dispatch frame (and every other `AsyncLocalStorage` value,
+ * the active OpenTelemetry context among them) that was current here. For code a handler hands
+ * to someone else to call, such as a generator another library iterates. One capture serves any
+ * number of functions and calls. `AsyncLocalStorage.snapshot()`: on Node 24 (context frames) it
+ * only swaps the current frame, where an `AsyncResource` per bound function also paid for an
+ * async id and the async-hooks entry and exit on every call.
  */
-export function bindToCurrentContext<A extends unknown[], R>(
-  fn: (...args: A) => R,
-): (...args: A) => R {
-  return AsyncResource.bind(fn);
+export function captureContext(): ContextRunner {
+  return AsyncLocalStorage.snapshot();
 }

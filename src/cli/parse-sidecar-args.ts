@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../errors/index.js';
 import type { SidecarOptions } from '../sidecar/index.js';
-import { parseHeaders } from '../sidecar/export/index.js';
+// Past the export room's barrel on purpose: the barrel loads the SDK, which `--help` must not.
+import { parseHeaders } from '../sidecar/export/key-value-list.js';
 import { isEventTypePattern } from '../otel/internal.js';
 import { parseFlags } from './parse-flags.js';
 

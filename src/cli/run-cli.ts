@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../errors/index.js';
-import { withoutUrlCredentials } from '../sidecar/pipeline/index.js';
+// Past the pipeline's barrel on purpose: the barrel loads the SDK, which `--help` must not.
+import { withoutUrlCredentials } from '../sidecar/pipeline/url-credentials.js';
 import { VERSION } from '../version.js';
 import type { CliStreams } from './cli-streams.js';
 import { DEMO_USAGE, USAGE, VIEW_USAGE } from './usage.js';

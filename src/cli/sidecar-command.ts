@@ -1,3 +1,4 @@
+import { counted } from '../errors/index.js';
 import { runSidecar, SIDECAR_EXIT_CODE } from '../sidecar/index.js';
 import type { CliStreams } from './cli-streams.js';
 import { parseSidecarArgs, SIDECAR_USAGE } from './parse-sidecar-args.js';
@@ -23,7 +24,7 @@ export async function sidecarCommand(
     const pending = sidecar.pendingSpans;
     const code = pending > 0 ? SIDECAR_EXIT_CODE.undelivered : SIDECAR_EXIT_CODE.ok;
     streams.stderr.write(
-      `tooltrace sidecar: received ${signal} again; exiting now: ${pending} spans were not delivered; exit code ${code}\n`,
+      `tooltrace sidecar: received ${signal} again; exiting now: ${counted(pending, 'span was', 'spans were')} not delivered; exit code ${code}\n`,
     );
     process.exit(code);
   };

@@ -31,6 +31,11 @@ type CallState = 'running' | 'ok' | 'failed' | 'cancelled';
 
 interface CallView {
   name: string;
+  /** The agent's depth (a sub-agent's calls are 1 deeper), as the bus's causation has it. */
+  agentDepth: number;
+  /** The call that made this one (its invoke is a causal ancestor), for a nested call. */
+  caller: CallView | undefined;
+  /** How far to indent: the agent's depth plus how many calls this one is nested in. */
   depth: number;
   progress: number;
   latest: string;
@@ -51,6 +56,8 @@ export class LiveDisplay {
   readonly #options: LiveDisplayOptions;
   readonly #colors: ReturnType<typeof createColors>;
   readonly #calls = new Map<string, CallView>();
+  /** The call each invoke and stream event belongs to, by event id: a nested call's caller. */
+  readonly #callOfEvent = new Map<string, CallView>();
   readonly #started = nowUnixNano();
   readonly #unsubscribe: (() => void)[] = [];
   #update: ReturnType<typeof createLogUpdate> | undefined;
@@ -88,24 +95,32 @@ export class LiveDisplay {
   }
 
   #invoked(event: BusEvent<ToolCall>): void {
+    const caller = this.#callOfEvent.get(event.causation.parentId);
     const view: CallView = {
       name: event.payload.name,
-      depth: event.causation.depth,
+      agentDepth: event.causation.depth,
+      caller,
+      depth: caller === undefined ? event.causation.depth : caller.depth + 1,
       progress: -1,
       latest: '',
       state: 'running',
       message: '',
     };
     this.#calls.set(event.payload.id, view);
+    this.#callOfEvent.set(event.id, view);
+    // The depth the bus carries is the agent's (a sub-agent is 1), not how deep the call is
+    // nested: a call made by another call says by which.
+    const calledBy = caller === undefined ? '' : `, called by ${caller.name}`;
     this.#line(
       view,
-      `started (${event.payload.id}, agent ${event.causation.agentId || '-'}, depth ${view.depth})`,
+      `started (${event.payload.id}, agent ${event.causation.agentId || '-'}, agent depth ${view.agentDepth}${calledBy})`,
     );
   }
 
   #progress(event: BusEvent<ToolStreamProgress>): void {
     const view = this.#calls.get(event.payload.tool_id);
     if (view === undefined) return;
+    this.#callOfEvent.set(event.id, view);
     const before = view.progress;
     view.progress = event.payload.progress;
     if (typeof event.payload.payload === 'string') view.latest = event.payload.payload;
@@ -117,6 +132,7 @@ export class LiveDisplay {
   #partial(event: BusEvent<ToolStreamPartial>): void {
     const view = this.#calls.get(event.payload.tool_id);
     if (view === undefined) return;
+    this.#callOfEvent.set(event.id, view);
     view.latest = preview(event.payload.payload);
     this.#line(view, `partial #${event.payload.sequence}: ${view.latest}`);
   }

@@ -1,3 +1,4 @@
+import { counted } from '../errors/index.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { EventBus } from '../bus/index.js';
@@ -141,7 +142,9 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     const spans = await sink.collect(DEMO_SPAN_COUNT);
     out.write(`\nThe trace, drawn from what was exported over OTLP:\n\n`);
     out.write(renderWaterfall(spans, { color, width: terminalWidth(out) }));
-    out.write(`\nPer tool, from the metrics the same subscriber recorded:\n\n`);
+    out.write(
+      `\nPer tool, from the metrics the same subscriber recorded (errors: failed calls, not cancelled ones):\n\n`,
+    );
     out.write(await table.render());
     if (printer !== undefined) {
       out.write(`\nThe spans, as OTEL_TRACES_EXPORTER=console prints them:\n\n`);
@@ -153,11 +156,11 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       const { exported, dropped } = file.stats();
       if (dropped === 0 && file.pending === 0) {
         out.write(
-          `\nWrote ${exported} spans as OTLP JSON to ${selection.outFile} (tooltrace view ${selection.outFile}).\n`,
+          `\nWrote ${counted(exported, 'span')} as OTLP JSON to ${selection.outFile} (tooltrace view ${selection.outFile}).\n`,
         );
       } else {
         options.stderr.write(
-          `tooltrace demo: ${dropped + file.pending} spans were not written to ${selection.outFile}\n`,
+          `tooltrace demo: ${counted(dropped + file.pending, 'span was', 'spans were')} not written to ${selection.outFile}\n`,
         );
         code = 2;
       }
@@ -170,11 +173,11 @@ export async function runDemo(options: DemoOptions): Promise<number> {
         const total = sent + refused + dropped + abandoned;
         const gaveUp = abandoned > 0 ? ` (gave up after ${FORWARD_CLOSE_MS / 1000} s)` : '';
         options.stderr.write(
-          `tooltrace demo: the sidecar did not take every event: ${total} events, sent ${sent}, refused ${refused}, dropped ${dropped}, abandoned ${abandoned}${gaveUp}${stats.lastError === undefined ? '' : `; last error: ${stats.lastError}`}\n`,
+          `tooltrace demo: the sidecar did not take every event: ${counted(total, 'event')}, sent ${sent}, refused ${refused}, dropped ${dropped}, abandoned ${abandoned}${gaveUp}${stats.lastError === undefined ? '' : `; last error: ${stats.lastError}`}\n`,
         );
         code = Math.max(code, 1);
       } else {
-        out.write(`\nForwarded ${stats.sent} events to ${options.forward}.\n`);
+        out.write(`\nForwarded ${counted(stats.sent, 'event')} to ${options.forward}.\n`);
       }
     }
   } finally {
@@ -182,10 +185,10 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     await table.shutdown();
     const external = await sink.close();
     if (external.status === 'success') {
-      out.write(`\nExported ${external.exported} spans to ${external.url}.\n`);
+      out.write(`\nExported ${counted(external.exported, 'span')} to ${external.url}.\n`);
     } else if (external.status === 'failure') {
       options.stderr.write(
-        `tooltrace demo: ${external.failed} spans were not exported to ${external.url}: ${external.message}\n`,
+        `tooltrace demo: ${counted(external.failed, 'span was', 'spans were')} not exported to ${external.url}: ${external.message}\n`,
       );
       code = Math.max(code, 1);
     }

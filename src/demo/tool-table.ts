@@ -59,7 +59,11 @@ export class ToolTable {
             continue;
           }
           entry.calls += point.value.count;
-          if (point.attributes['error.type'] !== undefined) entry.errors += point.value.count;
+          // One rule with `tooltrace view`: an error is a failed call; a cancelled one (the
+          // caller stopped it) is not, though its error.type is `cancelled`.
+          const errorType = point.attributes['error.type'];
+          if (errorType !== undefined && errorType !== 'cancelled')
+            entry.errors += point.value.count;
           entry.boundaries = point.value.buckets.boundaries;
           point.value.buckets.counts.forEach((count, index) => {
             entry.buckets[index] = (entry.buckets[index] ?? 0) + count;

@@ -1,7 +1,9 @@
 import { TooltraceError } from './tooltrace-error.js';
 
 /**
- * A setting (a flag, an option or an environment variable) has a value tooltrace cannot use.
+ * A setting a user gives outside the code (a command-line flag, an environment variable, a file
+ * the command reads, `runSidecar`'s options, which are the command's flags, or an optional
+ * package a chosen option needs) has a value tooltrace cannot use.
  * `setting` names it, so the message can point the user at what to change.
  */
 export class ConfigurationError extends TooltraceError {

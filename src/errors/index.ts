@@ -9,3 +9,4 @@ export { ToolStreamError } from './tool-stream-error.js';
 export { TooltraceError } from './tooltrace-error.js';
 export { ConfigurationError } from './configuration-error.js';
 export { UnknownToolError } from './unknown-tool-error.js';
+export { counted } from './counted.js';

@@ -1,3 +1,4 @@
+import { counted } from '../errors/index.js';
 import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
@@ -138,7 +139,7 @@ class EventForwarder implements Forwarder {
           'gave-up',
           undefined,
           left,
-          `close() gave up after ${timeoutMs} ms: ${left} events not delivered (sent ${sent}, refused ${refused}, dropped ${dropped}, abandoned ${abandoned})${this.#lastError === undefined ? '' : `; last error: ${this.#lastError}`}`,
+          `close() gave up after ${timeoutMs} ms: ${counted(left, 'event')} not delivered (sent ${sent}, refused ${refused}, dropped ${dropped}, abandoned ${abandoned})${this.#lastError === undefined ? '' : `; last error: ${this.#lastError}`}`,
         );
       }
       if (this.#timer !== undefined) clearTimeout(this.#timer);
@@ -179,7 +180,7 @@ class EventForwarder implements Forwarder {
 
   #enqueue(event: BusEvent): void {
     if (this.#queue.length + this.#inFlight >= this.#maxQueueSize) {
-      this.#drop(`forwarder queue full (${this.#maxQueueSize} events)`);
+      this.#drop(`forwarder queue full (${counted(this.#maxQueueSize, 'event')})`);
       return;
     }
     let line: string;
@@ -285,7 +286,7 @@ class EventForwarder implements Forwarder {
           'refused',
           outcome.status,
           batch.length,
-          `the sidecar at ${this.#destination} refused ${batch.length} events: ${outcome.message}${refusalHint(outcome.status, this.#wording)}`,
+          `the sidecar at ${this.#destination} refused ${counted(batch.length, 'event')}: ${outcome.message}${refusalHint(outcome.status, this.#wording)}`,
         );
       }
       if (this.#queue.length > 0) this.#send();

@@ -4,8 +4,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import type { LLMResult } from '@langchain/core/outputs';
 import type { ChainValues } from '@langchain/core/utils/types';
 import type { Causation, EmitOptions, EventBus, ScopeRunner } from '../bus/index.js';
-import { bindToCurrentContext } from '../bus/dispatch-context.js';
-import { ConfigurationError } from '../errors/index.js';
+import { captureContext } from '../bus/dispatch-context.js';
 import {
   AGENT_TURN_END,
   AGENT_TURN_START,
@@ -118,18 +117,12 @@ export class TooltraceCallbackHandler extends BaseCallbackHandler {
   constructor(bus: EventBus, options: TooltraceCallbackHandlerOptions = {}) {
     super({ _awaitHandler: true });
     if (bus === null || typeof bus !== 'object' || typeof bus.emitVetoable !== 'function') {
-      throw new ConfigurationError(
-        'TooltraceCallbackHandler needs an EventBus as its first argument',
-        {
-          setting: 'bus',
-        },
-      );
+      throw new TypeError('TooltraceCallbackHandler needs an EventBus as its first argument');
     }
     const maxOpenRuns = options.maxOpenRuns ?? 10_000;
     if (!Number.isSafeInteger(maxOpenRuns) || maxOpenRuns < 1) {
-      throw new ConfigurationError(
+      throw new RangeError(
         `TooltraceCallbackHandler option maxOpenRuns must be a positive integer, got ${String(maxOpenRuns)}`,
-        { setting: 'maxOpenRuns' },
       );
     }
     this.#bus = bus;
@@ -308,9 +301,7 @@ export class TooltraceCallbackHandler extends BaseCallbackHandler {
         this.#source,
         (event) => {
           // Where the tool's span is active: traceLangChainTools runs the tool's code here.
-          const enter = bindToCurrentContext((work: () => unknown): unknown => work());
-          runner = <A extends unknown[], R>(fn: (...args: A) => R, ...args: A): R =>
-            enter(() => fn(...args)) as R;
+          runner = captureContext();
           return event;
         },
         this.#causation(parent, parent?.anchor),

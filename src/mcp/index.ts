@@ -8,4 +8,7 @@ export { McpNotConnectedError } from './mcp-not-connected-error.js';
 export type { McpClient } from './mcp-client.js';
 export type { McpToolDefinition } from './mcp-tool-definition.js';
 export type { McpRegisteredTool, McpToolAnnotations, McpToolServer } from './mcp-tool-server.js';
+export { McpInputError } from './mcp-input-error.js';
+export type { McpInputErrorKind } from './mcp-input-error.js';
+export type { McpInputHandler, McpInputQuestion } from './mcp-input-call.js';
 export type { RefusedMcpTool, RefusedMcpToolReason } from './checked-tool-list.js';

@@ -28,6 +28,8 @@ export interface McpCallOptions {
   timeout?: number;
   resetTimeoutOnProgress?: boolean;
   maxTotalTimeout?: number;
+  /** 2.x: the tool's definition, used in place of the client's cached listing. */
+  toolDefinition?: object;
 }
 
 /** One `notifications/progress`, as both lines hand it to `onprogress`. */

@@ -30,6 +30,8 @@ import { networkTransportOf } from './network-transport.js';
 import { ProgressRelay } from './progress-relay.js';
 import { onProgressReceived } from './received-progress.js';
 import { onRequestSent } from './sent-request-ids.js';
+import { callWithInputRounds, type McpInputHandler } from './mcp-input-call.js';
+import { isStatelessVersion } from './protocol-version.js';
 
 /** Options for {@link mcpTools}. */
 export interface McpToolsOptions {
@@ -105,6 +107,18 @@ export interface McpToolsOptions {
    * @default 10000
    */
   connectTimeout?: number;
+  /**
+   * Answers the questions a called tool asks mid-call (MCP 2026-07-28 `input_required`, 2.x
+   * client): elicitation, sampling, roots. Each question and answer is an event of the call's one
+   * span. Without it a tool that asks fails at once, naming this option.
+   * @default none
+   */
+  inputHandler?: McpInputHandler;
+  /**
+   * The most input rounds one call may take before it fails.
+   * @default 10
+   */
+  maxInputRounds?: number;
 }
 
 /** A tool an MCP server lists, as a {@link ChannelTool}; its definition as the server gave it. */
@@ -283,10 +297,26 @@ class McpTool implements McpChannelTool {
     const callOptions: McpCallOptions = { ...this.#options.requestOptions, signal, onprogress };
     const running = this.runsAsTask
       ? this.#runTask(channel, params, callOptions, signal)
-      : callToolOn(this.#client, params, callOptions).then((result) => {
-          relay.flush();
-          return settleCall(channel, this.name, result);
-        });
+      : isLegacyClient(this.#client)
+        ? callToolOn(this.#client, params, callOptions).then((result) => {
+            relay.flush();
+            return settleCall(channel, this.name, result);
+          })
+        : callWithInputRounds(
+            this.#client,
+            channel,
+            this.name,
+            params,
+            this.#roundOptions(callOptions),
+            signal,
+            {
+              handler: this.#options.inputHandler,
+              maxRounds: this.#options.maxInputRounds ?? 10,
+            },
+          ).then((result) => {
+            relay.flush();
+            return settleCall(channel, this.name, result);
+          });
     running
       .catch((error: unknown) => {
         relay.flush();
@@ -326,6 +356,16 @@ class McpTool implements McpChannelTool {
     await runTaskCall(api, channel, this.name, params, callOptions, signal, options);
   }
 
+  /**
+   * The 2.x client checks a tool's `outputSchema` on every answer, an `input_required` one too
+   * (which has no `structuredContent` and so fails the call); given the tool's definition without
+   * it, the client still mirrors the arguments into headers as the definition says.
+   */
+  #roundOptions(callOptions: McpCallOptions): McpCallOptions {
+    if (this.definition.outputSchema === undefined) return callOptions;
+    return { ...callOptions, toolDefinition: { ...this.definition, outputSchema: undefined } };
+  }
+
   /** The span attributes of one call, read as it starts (a session may begin after listing). */
   #attributes(): Record<string, ToolAttributeValue> {
     const attributes: Record<string, ToolAttributeValue> = {
@@ -334,11 +374,12 @@ class McpTool implements McpChannelTool {
     const transport = this.#client.transport as { sessionId?: unknown } | undefined;
     const network = this.#options.networkTransport ?? networkTransportOf(transport);
     if (network !== undefined) attributes[ATTR_NETWORK_TRANSPORT] = network;
-    if (typeof transport?.sessionId === 'string') {
-      attributes[ATTR_MCP_SESSION_ID] = transport.sessionId;
-    }
     const version = this.#options.protocolVersion ?? protocolVersionOf(this.#client);
     if (version !== undefined) attributes[ATTR_MCP_PROTOCOL_VERSION] = version;
+    // The OpenTelemetry MCP conventions: no session id on stateless (2026-07-28) traffic.
+    if (typeof transport?.sessionId === 'string' && !isStatelessVersion(version)) {
+      attributes[ATTR_MCP_SESSION_ID] = transport.sessionId;
+    }
     const description = this.definition.description;
     if (typeof description === 'string' && description !== '') {
       attributes[ATTR_GEN_AI_TOOL_DESCRIPTION] = description;

@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { context, propagation } from '@opentelemetry/api';
 import { EventBus } from '../bus/index.js';
 import type { ToolAttributeValue, ToolCall } from '../events/index.js';
-import type { ChannelTool } from '../streamtool/index.js';
+import type { ChannelTool, ToolContext } from '../streamtool/index.js';
 import { bridge } from '../streamtool/index.js';
 import { runAsInvokeHandler } from '../streamtool/run-as-invoke-handler.js';
 import { messageOf, toolOutput } from '../streamtool/tool-output.js';
 import {
   ATTR_JSONRPC_REQUEST_ID,
   ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_PROTOCOL_VERSION,
   ATTR_MCP_SESSION_ID,
   ATTR_NETWORK_TRANSPORT,
   METHOD_TOOLS_CALL,
@@ -20,6 +21,24 @@ import { ProgressNotifier } from './progress-notifier.js';
 import { registerTaskTool } from './serve-mcp-task.js';
 import { servedRequestOf, type ServedRequest } from './served-request.js';
 import { StreamRelay, type McpServedTool, type ServedCall } from './served-tool.js';
+import { isStatelessVersion } from './protocol-version.js';
+import { directInputContext } from './served-direct-input.js';
+import {
+  ServedInputCall,
+  waitingCall,
+  type ServedAnswer,
+  type WaitingLimits,
+} from './served-input-call.js';
+import { answerRefusals, refuse } from './served-refusals.js';
+import {
+  createTask,
+  declaresTasks,
+  installTaskMethods,
+  refuseWithoutTasks,
+  type TaskExtensionOptions,
+} from './serve-mcp-task-extension.js';
+import { openState } from './request-state-seal.js';
+import { INVALID_PARAMS_CODE, McpInputError } from './mcp-input-error.js';
 
 /** Options for {@link serveMcpTools}. */
 export interface ServeMcpToolsOptions {
@@ -40,15 +59,28 @@ export interface ServeMcpToolsOptions {
    */
   networkTransport?: string;
   /**
-   * The `pollInterval` a served task asks clients to keep between `tasks/get`, milliseconds.
+   * The `pollInterval` (2025-11-25) or `pollIntervalMs` (2026-07-28) a served task asks clients to
+   * keep between `tasks/get`, milliseconds.
    * @default 500
    */
   taskPollInterval?: number;
   /**
-   * How long a served task's result is kept after it ends (`ttl`), milliseconds.
+   * How long a served task's result is kept (`ttl`, 2026-07-28 `ttlMs`), milliseconds.
    * @default 300000
    */
   taskTtl?: number;
+  /**
+   * How long a call that asked for input (over MCP 2026-07-28) waits for the client to come back
+   * with the answers, milliseconds; then it ends cancelled, and its `requestState` is refused.
+   * @default 600000
+   */
+  inputTimeout?: number;
+  /**
+   * How many calls of this process may wait for answers at once; past it the oldest ends
+   * cancelled.
+   * @default 1000
+   */
+  maxWaitingCalls?: number;
 }
 
 /**
@@ -96,6 +128,51 @@ export function serveMcpTools(
       inputSchema: served.inputSchema,
       annotations: served.annotations,
     };
+    const taskOptions: TaskExtensionOptions = {
+      pollIntervalMs: Math.round(options.taskPollInterval ?? 500),
+      ttlMs: Math.round(options.taskTtl ?? 300_000),
+      maxTasks: 1000,
+    };
+    /** MCP 2026-07-28 tasks (the extension) on the 2.x line. */
+    const serveTask = async (
+      input: Record<string, unknown>,
+      extra: unknown,
+    ): Promise<ServedAnswer | Record<string, unknown>> => {
+      const given = servedRequestOf(extra);
+      const request: ServedRequest = {
+        ...given,
+        protocolVersion: given.protocolVersion ?? negotiatedVersionOf(server),
+      };
+      const network = networkOf(server, options);
+      if (!declaresTasks(request)) {
+        if (served.execution?.taskSupport === 'required') {
+          return refuseWithoutTasks(request, tool.name);
+        }
+        return serveAsking(server, bus, source, served, input, request, network, limits);
+      }
+      return createTask(tool.name, request, taskOptions, (context, signal) =>
+        startCall(bus, source, served, input, request, network, signal, context),
+      );
+    };
+    const limits: WaitingLimits = {
+      timeout: positive(options.inputTimeout, 'inputTimeout') ?? 600_000,
+      maxWaiting: positive(options.maxWaitingCalls, 'maxWaitingCalls') ?? 1000,
+    };
+    if (served.execution !== undefined && !hasLegacyTasks(server)) {
+      const registered = server.registerTool(
+        tool.name,
+        { ...config, execution: served.execution } as never,
+        (served.inputSchema === undefined
+          ? (extra: unknown) => serveTask({}, extra)
+          : (input: Record<string, unknown>, extra: unknown) => serveTask(input, extra)) as never,
+      );
+      // The 2.x registerTool leaves `execution` out of what tools/list tells; the listing reads
+      // it from the registered tool.
+      (registered as unknown as { execution?: unknown }).execution = served.execution;
+      installTaskMethods(server, taskOptions);
+      answerRefusals(server.server);
+      return registered;
+    }
     if (served.execution !== undefined) {
       return registerTaskTool(
         server,
@@ -114,12 +191,26 @@ export function serveMcpTools(
         { pollInterval: options.taskPollInterval ?? 500, ttl: options.taskTtl ?? 300_000 },
       );
     }
-    const serve = async (
-      input: Record<string, unknown>,
-      extra: unknown,
-    ): Promise<McpCallToolResult> => {
-      const request = servedRequestOf(extra);
-      const call = startCall(bus, source, served, input, request, networkOf(server, options));
+    const serve = async (input: Record<string, unknown>, extra: unknown): Promise<ServedAnswer> => {
+      const given = servedRequestOf(extra);
+      const request: ServedRequest = {
+        ...given,
+        protocolVersion: given.protocolVersion ?? negotiatedVersionOf(server),
+      };
+      const network = networkOf(server, options);
+      if (request.handle !== undefined) {
+        return serveAsking(server, bus, source, served, input, request, network, limits);
+      }
+      const running: { call?: ServedCall } = {};
+      const context = directInputContext(
+        tool.name,
+        request,
+        clientCapabilitiesOf(server),
+        () => running.call?.relay,
+        request.signal,
+      );
+      const call = startCall(bus, source, served, input, request, network, request.signal, context);
+      running.call = call;
       call.relay.listen(new ProgressNotifier(request));
       return call.result;
     };
@@ -128,8 +219,110 @@ export function serveMcpTools(
       served.inputSchema === undefined
         ? (extra: unknown) => serve({}, extra)
         : (input: Record<string, unknown>, extra: unknown) => serve(input, extra);
-    return server.registerTool(tool.name, config as never, callback as never);
+    const registered = server.registerTool(tool.name, config as never, callback as never);
+    answerRefusals(server.server);
+    return registered;
   });
+}
+
+/**
+ * One request of a call on the 2.x line, which may ask for input: the first starts the tool, a
+ * later one (with a `requestState` tooltrace sealed) finds the call that waits for its answers.
+ * A state that fails its check, or names a call no longer waiting, is refused with `-32602`; a
+ * call that failed because the client lacks a capability its question needs, with `-32021`.
+ */
+async function serveAsking(
+  server: McpToolServer,
+  bus: EventBus,
+  source: string,
+  served: McpServedTool,
+  input: Record<string, unknown>,
+  request: ServedRequest,
+  network: string | undefined,
+  limits: WaitingLimits,
+): Promise<ServedAnswer> {
+  const name = served.tool.name;
+  if (request.requestState !== undefined) {
+    const state = request.requestState;
+    const opened = typeof state === 'string' ? openState(state, name) : undefined;
+    const waiting = opened === undefined ? undefined : waitingCall(opened.call);
+    if (waiting === undefined || waiting.round !== opened?.round || waiting.attached) {
+      return refuse(
+        request.handle,
+        new McpInputError(
+          'invalid-state',
+          'Invalid or expired requestState: it fails its integrity check, has expired, or ' +
+            `names a call of "${name}" that no longer waits for answers`,
+          { code: INVALID_PARAMS_CODE, data: { reason: 'invalid_request_state' } },
+        ),
+      );
+    }
+    return refusedIfMissing(request, await waiting.answer(request, true), waiting.served);
+  }
+  const controller = new AbortController();
+  const asking = new ServedInputCall(
+    name,
+    { ...request, clientCapabilities: request.clientCapabilities ?? clientCapabilitiesOf(server) },
+    controller,
+    limits,
+  );
+  const call = startCall(
+    bus,
+    source,
+    served,
+    input,
+    request,
+    network,
+    controller.signal,
+    asking.context,
+  );
+  asking.bind(call);
+  return refusedIfMissing(request, await asking.answer(request, false), call);
+}
+
+/** The answer, or the refusal a call that failed for a refused question ends its request with. */
+function refusedIfMissing(
+  request: ServedRequest,
+  answer: ServedAnswer,
+  call: ServedCall | undefined,
+): ServedAnswer {
+  const failure = call?.failure;
+  if (answer.isError === true && failure instanceof McpInputError && failure.code !== undefined) {
+    return refuse(request.handle, failure);
+  }
+  return answer;
+}
+
+/** Whether the server is of the 1.x line, with its SEP-1686 task API (`registerToolTask`). */
+function hasLegacyTasks(server: McpToolServer): boolean {
+  const tasks = (server as unknown as { experimental?: { tasks?: { registerToolTask?: unknown } } })
+    .experimental?.tasks;
+  return typeof tasks?.registerToolTask === 'function';
+}
+
+/** The capabilities a 2025-11-25 client declared at initialize, when the server tells. */
+function clientCapabilitiesOf(server: McpToolServer): Record<string, unknown> | undefined {
+  const read = (server.server as { getClientCapabilities?: () => unknown }).getClientCapabilities;
+  const capabilities: unknown = typeof read === 'function' ? read.call(server.server) : undefined;
+  return capabilities !== null && typeof capabilities === 'object'
+    ? (capabilities as Record<string, unknown>)
+    : undefined;
+}
+
+/** The protocol version the server negotiated, when it tells (2.x). */
+function negotiatedVersionOf(server: McpToolServer): string | undefined {
+  const read = (server.server as { getNegotiatedProtocolVersion?: () => unknown })
+    .getNegotiatedProtocolVersion;
+  const version: unknown = typeof read === 'function' ? read.call(server.server) : undefined;
+  return typeof version === 'string' ? version : undefined;
+}
+
+function positive(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!(typeof value === 'number' && value > 0 && Number.isFinite(value))) {
+    throw new RangeError(`options.${name} must be a positive number, got ${String(value)}`);
+  }
+  return value;
 }
 
 /**
@@ -146,6 +339,7 @@ export function startCall(
   request: ServedRequest,
   network: string | undefined,
   signal: AbortSignal = request.signal,
+  toolContext?: ToolContext,
 ): ServedCall {
   const name = served.tool.name;
   const requestId = String(request.requestId);
@@ -153,7 +347,12 @@ export function startCall(
     [ATTR_MCP_METHOD_NAME]: METHOD_TOOLS_CALL,
     [ATTR_JSONRPC_REQUEST_ID]: requestId,
   };
-  if (request.sessionId !== undefined) attributes[ATTR_MCP_SESSION_ID] = request.sessionId;
+  const version = request.protocolVersion;
+  if (version !== undefined) attributes[ATTR_MCP_PROTOCOL_VERSION] = version;
+  // The OpenTelemetry MCP conventions: no session id on stateless (2026-07-28) traffic.
+  if (request.sessionId !== undefined && !isStatelessVersion(version)) {
+    attributes[ATTR_MCP_SESSION_ID] = request.sessionId;
+  }
   if (network !== undefined) attributes[ATTR_NETWORK_TRANSPORT] = network;
   const call: ToolCall = {
     id: `mcp_${requestId}_${randomBytes(4).toString('hex')}`,
@@ -162,19 +361,25 @@ export function startCall(
     attributes,
   };
   if (served.description !== undefined) call.description = served.description;
-  const relay = new StreamRelay(served.tool);
+  const relay = new StreamRelay(served.tool, toolContext);
   const parent = propagation.extract(context.active(), request.meta ?? {});
-  const result = (async (): Promise<McpCallToolResult> => {
+  const running: { -readonly [K in keyof ServedCall]: ServedCall[K] } = {
+    call,
+    relay,
+    result: Promise.resolve({ content: [] }),
+  };
+  running.result = (async (): Promise<McpCallToolResult> => {
     try {
       await context.with(parent, () =>
         runAsInvokeHandler(bus, call, source, () => bridge(bus, relay, call, { signal, source })),
       );
     } catch (error) {
+      running.failure = error;
       return { content: [{ type: 'text', text: messageOf(error) }], isError: true };
     }
     return resultOf(relay.output);
   })();
-  return { call, relay, result };
+  return running;
 }
 
 /** The `CallToolResult` for a tool's final payload. */

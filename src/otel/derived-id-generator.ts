@@ -21,7 +21,8 @@ function randomHex(bytes: number): string {
 /**
  * An OpenTelemetry id generator (the SDK's `IdGenerator` shape: `generateTraceId()` and
  * `generateSpanId()`) that hands out ids derived from bus events. Give the same instance to the
- * provider (`new BasicTracerProvider({ idGenerator })`) and to `traceToolCalls`: right before
+ * provider (`new BasicTracerProvider({ idGenerator })`) and to `traceReplay` (its `idGenerator`
+ * option; `traceToolCalls` takes no replay controls): right before
  * starting a tool span, the subscriber queues the ids it wants — the span id from the
  * `tool.invoke` event id (or the tool call id), the trace id from the causal root, session or
  * call — and the provider's next `generate…` call takes them. Anything else the provider starts

@@ -1,6 +1,5 @@
 import type { Context, MeterProvider, Span, TracerProvider } from '@opentelemetry/api';
 import type { BusEvent } from '../bus/index.js';
-import { ConfigurationError } from '../errors/index.js';
 import type { EndReason } from './attribute-names.js';
 import type { DerivedIdGenerator } from './derived-id-generator.js';
 import type { LoggerProviderLike } from './logger-provider.js';
@@ -206,6 +205,16 @@ export interface ReplayTracingOptions extends TraceToolCallsOptions {
   stableEventId?: (event: BusEvent) => string;
   /** Called after a span ended, with why. A hook that throws is counted and otherwise ignored. */
   onSpanEnd?: (span: Span, reason: EndReason) => void;
+  /**
+   * Whether a later run replays these events again from before the calls still open at
+   * shutdown (the sidecar following a file with a checkpoint). Then `shutdown()` cuts such a
+   * span: its last in-flight snapshot, marked `tooltrace.end_reason=shutdown`, is exported in its
+   * place, and the span itself is left to the run that reads its end, which exports it under the
+   * same span id (one span id, one content). Otherwise nothing would ever end it, so it is ended
+   * and exported, marked `shutdown`. Needs `idGenerator`.
+   * @default false
+   */
+  resumable?: boolean;
 }
 
 /** The options {@link resolveOptions} gives a default to. */
@@ -223,7 +232,8 @@ type Defaulted =
   | 'reorderWindowMs'
   | 'maxRememberedEvents'
   | 'agentName'
-  | 'excludeEvents';
+  | 'excludeEvents'
+  | 'resumable';
 
 /**
  * {@link ReplayTracingOptions} with every default applied and checked, resolved once; the
@@ -250,8 +260,8 @@ const CAPTURE_VARIABLES = [
 const LIVE_UPDATES_VARIABLE = 'TOOLTRACE_LIVE_UPDATES';
 
 /**
- * Applies the defaults and checks every option; throws a `ConfigurationError` naming the bad
- * one. `caller` names the function the options were given to: `traceToolCalls` reads only
+ * Applies the defaults and checks every option; throws a `TypeError` (or a `RangeError` for a
+ * number out of range) naming the bad one, as for any argument the calling code got wrong. `caller` names the function the options were given to: `traceToolCalls` reads only
  * {@link TraceToolCallsOptions}; the replay controls are `traceReplay`'s.
  */
 export function resolveOptions(
@@ -260,31 +270,33 @@ export function resolveOptions(
   environment: NodeJS.ProcessEnv = process.env,
 ): ResolvedOptions {
   if (options === null || typeof options !== 'object') {
-    throw new ConfigurationError(`${caller} options must be an object`, {
-      setting: 'options',
-    });
+    throw new TypeError(`${caller} options must be an object`);
   }
   const replay: Omit<ReplayTracingOptions, keyof TraceToolCallsOptions> =
     caller === 'traceReplay' ? options : {};
   const traceBy = options.traceBy ?? 'causal-root';
   if (!TRACE_BY.includes(traceBy)) {
-    throw new ConfigurationError(
+    throw new TypeError(
       `options.traceBy must be one of ${TRACE_BY.join(', ')}, got ${JSON.stringify(traceBy)}`,
-      { setting: 'traceBy' },
     );
   }
   const captureContent = options.captureContent ?? captureFromEnvironment(environment);
   if (typeof captureContent !== 'boolean') {
-    throw new ConfigurationError('options.captureContent must be a boolean', {
-      setting: 'captureContent',
-    });
+    throw new TypeError('options.captureContent must be a boolean');
+  }
+  const resumable = replay.resumable ?? false;
+  if (typeof resumable !== 'boolean') {
+    throw new TypeError('options.resumable must be a boolean');
+  }
+  if (resumable && replay.idGenerator === undefined) {
+    throw new TypeError(
+      'options.resumable needs options.idGenerator: a later run ends a cut span under the same span id only with ids derived from the events',
+    );
   }
   const live = checkLiveUpdates(options.liveUpdates);
   const liveUpdates = live.enabled ?? liveUpdatesFromEnvironment(environment);
   if (typeof liveUpdates !== 'boolean') {
-    throw new ConfigurationError('options.liveUpdates.enabled must be a boolean', {
-      setting: 'liveUpdates.enabled',
-    });
+    throw new TypeError('options.liveUpdates.enabled must be a boolean');
   }
   return {
     tracerProvider: checkObject(options.tracerProvider, 'tracerProvider'),
@@ -311,6 +323,7 @@ export function resolveOptions(
     ),
     stableEventId: checkFunction(replay.stableEventId, 'stableEventId'),
     onSpanEnd: checkFunction(replay.onSpanEnd, 'onSpanEnd'),
+    resumable,
     liveUpdates,
     liveIntervalMs: checkInteger(live.intervalMs, 'liveUpdates.intervalMs', 1000, 10),
     liveTracerProvider: checkObject(live.tracerProvider, 'liveUpdates.tracerProvider'),
@@ -324,9 +337,8 @@ function checkLiveUpdates(value: unknown): LiveUpdatesOptions {
   if (value === undefined) return {};
   if (typeof value === 'boolean') return { enabled: value };
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ConfigurationError(
+    throw new TypeError(
       'options.liveUpdates must be a boolean or an object ({ enabled, intervalMs, tracerProvider })',
-      { setting: 'liveUpdates' },
     );
   }
   return value;
@@ -343,9 +355,8 @@ function captureFromEnvironment(environment: NodeJS.ProcessEnv): boolean {
 function checkInteger(value: unknown, name: string, fallback: number, minimum: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum) {
-    throw new ConfigurationError(
+    throw new RangeError(
       `options.${name} must be an integer >= ${minimum}, got ${JSON.stringify(value) ?? typeof value}`,
-      { setting: name },
     );
   }
   return value;
@@ -356,9 +367,8 @@ const STREAM_EVENTS_AS: readonly StreamEventsAs[] = ['span-events', 'log-records
 function checkStreamEvents(value: unknown): StreamEventsAs {
   if (value === undefined) return 'span-events';
   if (!STREAM_EVENTS_AS.includes(value as StreamEventsAs)) {
-    throw new ConfigurationError(
+    throw new TypeError(
       `options.streamEvents must be one of ${STREAM_EVENTS_AS.join(', ')}, got ${JSON.stringify(value)}`,
-      { setting: 'streamEvents' },
     );
   }
   return value as StreamEventsAs;
@@ -367,9 +377,7 @@ function checkStreamEvents(value: unknown): StreamEventsAs {
 function checkString(value: unknown, name: string): string {
   if (value === undefined) return '';
   if (typeof value !== 'string') {
-    throw new ConfigurationError(`options.${name} must be a string, got ${typeof value}`, {
-      setting: name,
-    });
+    throw new TypeError(`options.${name} must be a string, got ${typeof value}`);
   }
   return value;
 }
@@ -377,15 +385,12 @@ function checkString(value: unknown, name: string): string {
 function checkPatterns(value: unknown): readonly string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) {
-    throw new ConfigurationError('options.excludeEvents must be an array of event types', {
-      setting: 'excludeEvents',
-    });
+    throw new TypeError('options.excludeEvents must be an array of event types');
   }
   for (const [index, pattern] of value.entries()) {
     if (!isEventTypePattern(pattern)) {
-      throw new ConfigurationError(
+      throw new TypeError(
         `options.excludeEvents[${index}] must be an event type or a prefix ending in *, got ${JSON.stringify(pattern)}`,
-        { setting: 'excludeEvents' },
       );
     }
   }
@@ -394,14 +399,14 @@ function checkPatterns(value: unknown): readonly string[] {
 
 function checkFunction<T>(value: T | undefined, name: string): T | undefined {
   if (value !== undefined && typeof value !== 'function') {
-    throw new ConfigurationError(`options.${name} must be a function`, { setting: name });
+    throw new TypeError(`options.${name} must be a function`);
   }
   return value;
 }
 
 function checkObject<T>(value: T | undefined, name: string): T | undefined {
   if (value !== undefined && (value === null || typeof value !== 'object')) {
-    throw new ConfigurationError(`options.${name} must be an object`, { setting: name });
+    throw new TypeError(`options.${name} must be an object`);
   }
   return value;
 }

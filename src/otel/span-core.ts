@@ -19,7 +19,7 @@ const ERROR_MESSAGE_KEY = 'error.message';
 
 /**
  * How an ended span leaves the subscriber: `end` ends its SDK span; `cut` (a span still open at
- * shutdown, with derived ids) exports its last in-flight snapshot, marked
+ * shutdown of a replay a later run resumes: the `resumable` option) exports its last in-flight snapshot, marked
  * `tooltrace.end_reason=shutdown`, in place of the span and leaves the SDK span unended: a
  * restart reads the span again and ends it under the same span id, which must then carry its
  * real end (one span id, one content).
@@ -138,10 +138,12 @@ export class SpanCore {
   }
 
   /**
-   * How a span ended for `reason` leaves: cut when shutdown ends it and ids are derived (a
-   * restart or a replay of the journal ends it again under the same id), else ended.
+   * How a span ended for `reason` leaves: cut when shutdown ends it and a later run resumes the
+   * replay (`resumable`: it reads the span's end and exports it under the same derived id);
+   * else ended, since nothing else ever would. Derived ids alone say nothing about a next run
+   * (`--stdin`, `view`, a journal read once).
    */
   #exitFor(reason: EndReason): SpanExit {
-    return reason === 'shutdown' && this.options.idGenerator !== undefined ? 'cut' : 'end';
+    return reason === 'shutdown' && this.options.resumable ? 'cut' : 'end';
   }
 }

@@ -1,5 +1,4 @@
 import type { EventBus } from '../bus/index.js';
-import { ConfigurationError } from '../errors/index.js';
 import { resolveOptions, type ResolvedOptions, type TraceToolCallsOptions } from './options.js';
 import { TracingSubscriber } from './tracing-subscriber.js';
 import type { ToolCallTracingStats } from './tracing-stats.js';
@@ -47,9 +46,7 @@ export function startTracing(
   caller: 'traceToolCalls' | 'traceReplay',
 ): ToolCallTracing {
   if (bus === null || typeof bus !== 'object' || typeof bus.subscribeAll !== 'function') {
-    throw new ConfigurationError(`${caller} needs an EventBus as its first argument`, {
-      setting: 'bus',
-    });
+    throw new TypeError(`${caller} needs an EventBus as its first argument`);
   }
   const tracer = new TracingSubscriber(bus, options);
   let shutdown: Promise<void> | undefined;

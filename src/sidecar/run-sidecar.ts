@@ -118,6 +118,10 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     resource,
     meterProvider: metricsExport?.meterProvider,
     ...settings.tracing,
+    // Only a followed file with a checkpoint is read again from before its open calls: there a
+    // call open at shutdown is cut (its snapshot exported) for the next run to end. Anything
+    // else (--stdin, --listen, a file without a checkpoint) is ended now, marked shutdown.
+    resumable: settings.checkpoint !== undefined,
   });
   let intakes: Intakes | undefined;
   let stopping: Promise<number> | undefined;

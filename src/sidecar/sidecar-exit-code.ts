@@ -1,3 +1,4 @@
+import { counted } from '../errors/index.js';
 import type { ReliableSpanProcessorStats, SpanDestinationKind } from './export/index.js';
 
 /**
@@ -48,6 +49,7 @@ export function exitCodeFor(
   let code: number = SIDECAR_EXIT_CODE.ok;
   const several = reports.length > 1;
   const lost: string[] = [];
+  let lostCount = 0;
   for (const report of reports) {
     const { dropped, droppedByStatus, rejected } = report.stats;
     const to = several ? ` to ${report.description}` : '';
@@ -57,26 +59,27 @@ export function exitCodeFor(
         .join(', ');
       if (report.kind === 'otlp' || report.kind === 'none') {
         log(
-          `tooltrace sidecar: ${dropped + rejected} spans refused by the endpoint${to}` +
+          `tooltrace sidecar: ${counted(dropped + rejected, 'span')} refused by the endpoint${to}` +
             ` (${dropped} dropped${statuses === '' ? '' : ` [${statuses}]`}, ${rejected} rejected)`,
         );
       } else {
         const what = report.kind === 'console' ? 'printed' : `written${to}`;
         log(
-          `tooltrace sidecar: ${dropped} spans not ${what}: ${report.refusal ?? `dropped [${statuses}]`}`,
+          `tooltrace sidecar: ${counted(dropped, 'span')} not ${what}: ${report.refusal ?? `dropped [${statuses}]`}`,
         );
       }
       code = SIDECAR_EXIT_CODE.refused;
     }
     const count = report.undelivered + dropped + rejected;
     if (count > 0) lost.push(several ? `${count}${to}` : `${count}`);
+    lostCount += count;
   }
   if (reports.some((report) => report.undelivered > 0)) code = SIDECAR_EXIT_CODE.undelivered;
   if (code !== SIDECAR_EXIT_CODE.ok) {
     log(
       several
         ? `tooltrace sidecar: spans were not delivered: ${lost.join(', ')}; exit code ${code}`
-        : `tooltrace sidecar: ${lost[0]} spans were not delivered; exit code ${code}`,
+        : `tooltrace sidecar: ${lostCount === 1 ? '1 span was' : `${lost[0]} spans were`} not delivered; exit code ${code}`,
     );
   }
   return code;

@@ -1,3 +1,4 @@
+import { counted } from '../errors/index.js';
 import type { ToolCallTracing } from '../otel/index.js';
 import type { Deadline } from './deadline.js';
 import type { SpanDestinations } from './export/index.js';
@@ -41,7 +42,9 @@ export async function shutDownSidecar(
     if (count === 0) return;
     const to = several ? ` to ${destination.description}` : '';
     const where = parts.checkpointing ? '; the checkpoint stays before them' : '';
-    log(`tooltrace sidecar: shutdown timeout: ${count} spans were not delivered${to}${where}`);
+    log(
+      `tooltrace sidecar: shutdown timeout: ${counted(count, 'span was', 'spans were')} not delivered${to}${where}`,
+    );
   });
   await intakes.saveCheckpoints();
   await deadline.race(processor.shutdown(0).catch(() => undefined));

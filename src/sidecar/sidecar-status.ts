@@ -1,3 +1,4 @@
+import { counted } from '../errors/index.js';
 import type { ToolCallTracing } from '../otel/index.js';
 import type { SpanDestinations } from './export/index.js';
 import type { Intakes } from './intake/index.js';
@@ -57,19 +58,22 @@ export class SidecarStatus {
     const droppedText =
       fields.length === 0
         ? ''
-        : `${dropped} fields dropped (${fields.map(([key, count]) => `${key}=${count}`).join(', ')}), `;
+        : `${counted(dropped, 'field')} dropped (${fields.map(([key, count]) => `${key}=${count}`).join(', ')}), `;
     return (
-      `tooltrace sidecar: ${snapshot.received} events, ${rejected} rejected${reasons === '' ? '' : ` (${reasons})`}, ${droppedText}` +
-      `${tracing.stats().openSpans} calls open, ${this.#delivered(snapshot.spansExported)}, ${processor.pending} waiting`
+      `tooltrace sidecar: ${counted(snapshot.received, 'event')}, ${rejected} rejected${reasons === '' ? '' : ` (${reasons})`}, ${droppedText}` +
+      `${counted(tracing.stats().openSpans, 'call')} open, ${this.#delivered(snapshot.spansExported)}, ${processor.pending} waiting`
     );
   }
 
   /** `12 spans exported`; with several destinations `12 spans written to s.jsonl, 0 exported to …`. */
   #delivered(exported: number): string {
     const { destinations } = this.#sources.processor;
-    if (destinations.length === 1) return `${exported} spans exported`;
+    if (destinations.length === 1) return `${counted(exported, 'span')} exported`;
     const parts = destinations.map((destination, index) => {
-      const taken = `${destination.processor.stats().exported}${index === 0 ? ' spans' : ''}`;
+      const taken =
+        index === 0
+          ? counted(destination.processor.stats().exported, 'span')
+          : `${destination.processor.stats().exported}`;
       if (destination.kind === 'console') return `${taken} printed`;
       if (destination.kind === 'file') return `${taken} written to ${destination.description}`;
       return `${taken} exported to ${destination.description}`;

@@ -1,3 +1,4 @@
+import type { ToolContext } from './tool-context.js';
 import type { ToolEvent } from './tool-event.js';
 
 /**
@@ -5,7 +6,8 @@ import type { ToolEvent } from './tool-event.js';
  * ending with a `complete` or an `error` event; an async generator function is the natural way to
  * write it, a `ToolChannel` the way for tools driven by callbacks. The tool should stop when
  * `signal` aborts; `bridge` closes the iterator (`return()`) once it stops reading, so a
- * generator's `finally` blocks run.
+ * generator's `finally` blocks run. `context` is what the caller offers beyond that (a way to ask
+ * for input mid-stream, when the caller can carry the question; see {@link ToolContext}).
  */
 export interface ChannelTool {
   /** The tool name as it appears in the catalog; stream payloads carry it as `tool_name`. */
@@ -13,5 +15,6 @@ export interface ChannelTool {
   stream(
     signal: AbortSignal,
     input: Record<string, unknown>,
+    context?: ToolContext,
   ): AsyncIterable<ToolEvent> | Promise<AsyncIterable<ToolEvent>>;
 }

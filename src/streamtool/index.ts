@@ -8,5 +8,11 @@ export type { StreamingToolPluginOptions, ToolFactory } from './streaming-tool-p
 export { ToolChannel } from './tool-channel.js';
 export type { ToolChannelOptions, ToolEventDetails } from './tool-channel.js';
 export type { ToolEvent, ToolEventKind } from './tool-event.js';
+export type {
+  ToolContext,
+  ToolInputMethod,
+  ToolInputRequest,
+  ToolInputResponse,
+} from './tool-context.js';
 export { declareAnsweredTools, ERROR_TYPE_UNKNOWN_TOOL } from './tool-answerers.js';
 export type { AnsweredTools } from './tool-answerers.js';

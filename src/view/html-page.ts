@@ -1,3 +1,4 @@
+import { counted } from '../errors/index.js';
 import type { ReceivedSpan } from '../otlp/index.js';
 import { VERSION } from '../version.js';
 import { HTML_PAGE_SCRIPT, HTML_PAGE_STYLE } from './html-page-script.js';
@@ -135,7 +136,7 @@ function noteOf(span: ReceivedSpan): string {
     parts.push(`${Number(input ?? 0)} in / ${Number(output ?? 0)} out tokens`);
   }
   const partials = attributes['tooltrace.stream.partial.count'];
-  if (typeof partials === 'number' && partials > 0) parts.push(`${partials} partials`);
+  if (typeof partials === 'number' && partials > 0) parts.push(counted(partials, 'partial'));
   const progress = attributes['tooltrace.stream.progress.count'];
   if (typeof progress === 'number' && progress > 0) parts.push(`${progress} progress`);
   const reason = attributes['tooltrace.end_reason'];
@@ -160,7 +161,7 @@ function summaryHtml(summary: ViewSummary): string {
           `<tr><td>${formatDuration(call.durationNanos)}</td><td>${escapeHtml(call.tool)}</td><td><a href="#span=${call.spanId}">${call.traceId}</a></td><td class="message" title="${escapeHtml(call.message)}">${escapeHtml(call.message)}</td></tr>`,
       )
       .join('\n');
-  return `<p class="counts">${summary.tracesEstimated ? 'about ' : ''}${count(summary.traces)} traces · ${count(summary.spans)} spans · ${count(summary.calls)} tool calls · <b class="error">${count(summary.errors)} failed</b> · <b class="cancelled">${count(summary.cancelled)} cancelled</b></p>
+  return `<p class="counts">${summary.tracesEstimated ? 'about ' : ''}${counted(summary.traces, 'trace', 'traces', count)} · ${counted(summary.spans, 'span', 'spans', count)} · ${counted(summary.calls, 'tool call', 'tool calls', count)} · <b class="error">${count(summary.errors)} failed</b> · <b class="cancelled">${count(summary.cancelled)} cancelled</b></p>
 <div class="summary">
 <div><h2>Tools</h2><table class="tools"><tr><th>tool</th><th>calls</th><th>errors</th><th>p50</th><th>p95</th><th>first partial</th></tr>
 ${rows}</table></div>

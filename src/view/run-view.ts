@@ -1,3 +1,4 @@
+import { counted } from '../errors/index.js';
 import { constants } from 'node:fs';
 import { access, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -222,7 +223,7 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
         return 2;
       }
       options.stdout.write(
-        `wrote ${printable(options.html)}: ${new Set(result.spans.map((span) => span.traceId)).size} traces, ${result.spans.length} spans, ${Math.ceil(Buffer.byteLength(page) / 1024)} KB\n`,
+        `wrote ${printable(options.html)}: ${counted(new Set(result.spans.map((span) => span.traceId)).size, 'trace')}, ${counted(result.spans.length, 'span')}, ${Math.ceil(Buffer.byteLength(page) / 1024)} KB\n`,
       );
     } else {
       const manyTraces = summary.traces > rows;
@@ -304,7 +305,9 @@ function reportRead(path: string, read: ViewFile, say: (line: string) => void): 
     say(`tooltrace view: ${path}: fields of the wrong type left out, events kept: ${list}`);
   }
   if (read.events === 0 && read.badLines > 0) {
-    say(`tooltrace view: ${path}: none of its ${read.badLines} lines could be read`);
+    say(
+      `tooltrace view: ${path}: ${read.badLines === 1 ? 'its one line' : `none of its ${read.badLines} lines`} could be read`,
+    );
     return false;
   }
   return true;
@@ -332,12 +335,12 @@ function screenRows(stream: NodeJS.WritableStream, env: NodeJS.ProcessEnv): numb
 function leftOutLines(leftOut: SpansLeftOut): string[] {
   const lines = leftOut.traces.map(({ traceId, drawn, leftOut: count, limit }) =>
     limit === 'trace'
-      ? `trace ${traceId} is too large to draw whole: ${drawn} spans drawn, ${count} more left out`
-      : `trace ${traceId} is drawn in part (the waterfall is full): ${drawn} spans drawn, ${count} more left out`,
+      ? `trace ${traceId} is too large to draw whole: ${counted(drawn, 'span')} drawn, ${count} more left out`
+      : `trace ${traceId} is drawn in part (the waterfall is full): ${counted(drawn, 'span')} drawn, ${count} more left out`,
   );
   if (leftOut.tracesNotDrawn > 0) {
     lines.push(
-      `${leftOut.tracesNotDrawnEstimated ? 'about ' : ''}${leftOut.tracesNotDrawn} more traces (${leftOut.spansNotDrawn} spans) not drawn: the waterfall holds the first ones only`,
+      `${leftOut.tracesNotDrawnEstimated ? 'about ' : ''}${counted(leftOut.tracesNotDrawn, 'more trace', 'more traces')} (${counted(leftOut.spansNotDrawn, 'span')}) not drawn: the waterfall holds the first ones only`,
     );
   }
   return lines;

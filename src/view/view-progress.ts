@@ -1,3 +1,4 @@
+import { counted } from '../errors/index.js';
 import type { ReadProgress } from './read-journal-spans.js';
 
 /** Options for {@link ViewProgress}. */
@@ -57,10 +58,11 @@ export class ViewProgress {
   #draw(): void {
     const { progress, totalBytes } = this.#options;
     const percent = totalBytes > 0 ? ` (${Math.floor((progress.bytes / totalBytes) * 100)}%)` : '';
+    const localized = (value: number): string => value.toLocaleString('en-US');
     const line =
       `reading: ${formatMegabytes(progress.bytes)} of ${formatMegabytes(totalBytes)}${percent}, ` +
-      `${progress.lines.toLocaleString('en-US')} lines, ` +
-      `${progress.calls.toLocaleString('en-US')} calls`;
+      `${counted(progress.lines, 'line', 'lines', localized)}, ` +
+      `${counted(progress.calls, 'call', 'calls', localized)}`;
     this.#options.stream.write(`\r\u001b[2K${line}`);
     this.#shown = true;
   }

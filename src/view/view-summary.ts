@@ -1,3 +1,4 @@
+import { counted } from '../errors/index.js';
 import type { ReceivedSpan } from '../otlp/index.js';
 import { printable } from '../sidecar/pipeline/index.js';
 import { DistinctCount } from './distinct-count.js';
@@ -167,8 +168,8 @@ export class ViewSummary {
   render(): string {
     const count = (value: number): string => value.toLocaleString('en-US');
     const lines = [
-      `${this.#traces.estimated ? 'about ' : ''}${count(this.traces)} traces, ${count(this.#spans)} spans, ` +
-        `${count(this.#calls)} tool calls: ${count(this.#errors)} failed, ${count(this.#cancelled)} cancelled`,
+      `${this.#traces.estimated ? 'about ' : ''}${counted(this.traces, 'trace', 'traces', count)}, ${counted(this.#spans, 'span', 'spans', count)}, ` +
+        `${counted(this.#calls, 'tool call', 'tool calls', count)}: ${count(this.#errors)} failed, ${count(this.#cancelled)} cancelled`,
     ];
     if (this.#calls > 0) {
       lines.push('', formatToolTable(this.toolRows()).trimEnd());

@@ -1,3 +1,4 @@
+import { counted } from '../errors/index.js';
 import { createColors } from 'picocolors';
 import type { ReceivedSpan } from '../otlp/index.js';
 import { printable } from '../sidecar/pipeline/index.js';
@@ -247,14 +248,14 @@ function describe(span: ReceivedSpan, colors: ReturnType<typeof createColors>): 
   if (chunks > 0) {
     const first = attributes['gen_ai.response.time_to_first_chunk'];
     summary.push(
-      `${chunks} chunks${typeof first === 'number' ? `, first after ${formatMilliseconds(first * 1000)}` : ''}`,
+      `${counted(chunks, 'chunk')}${typeof first === 'number' ? `, first after ${formatMilliseconds(first * 1000)}` : ''}`,
     );
   }
   const partials = numberOf(attributes['tooltrace.stream.partial.count']);
   const progress = numberOf(attributes['tooltrace.stream.progress.count']);
   if (partials > 0) {
     const bytes = numberOf(attributes['tooltrace.stream.partial.bytes']);
-    summary.push(`${partials} partial${partials === 1 ? '' : 's'} (${formatBytes(bytes)})`);
+    summary.push(`${counted(partials, 'partial')} (${formatBytes(bytes)})`);
     const first = attributes['tooltrace.stream.time_to_first_partial_ms'];
     if (typeof first === 'number') summary.push(`first after ${formatMilliseconds(first)}`);
   }
@@ -266,7 +267,7 @@ function describe(span: ReceivedSpan, colors: ReturnType<typeof createColors>): 
   }
   const coalesced = numberOf(attributes['tooltrace.stream.events.coalesced']);
   if (coalesced > 0) summary.push(`${coalesced} coalesced`);
-  if (span.events.length > 0) summary.push(`${span.events.length} span events`);
+  if (span.events.length > 0) summary.push(counted(span.events.length, 'span event'));
   if (summary.length > 0) parts.push({ text: summary.join(', '), paint: colors.dim });
   if (span.status.code === STATUS_ERROR && span.status.message !== '') {
     // One row per span: a multi-line message (a stack trace) is folded onto it.

@@ -55,7 +55,7 @@ describe('LiveDisplay', () => {
       bus.emit<ToolResult>(TOOL_RESULT, { id: 'tc_1', name: 'index_files', output: '{"n":8}' });
       display.stop();
       expect(lines()).toEqual([
-        'index_files  started (tc_1, agent planner, depth 0)',
+        'index_files  started (tc_1, agent planner, agent depth 0)',
         'index_files  progress 13%',
         'index_files  progress 25%',
         'index_files  progress 50%',
@@ -72,7 +72,22 @@ describe('LiveDisplay', () => {
         invoke(bus, 'tc_2', 'summarize'),
       );
       display.stop();
-      expect(lines()).toEqual(['  summarize  started (tc_2, agent researcher, depth 1)']);
+      expect(lines()).toEqual(['  summarize  started (tc_2, agent researcher, agent depth 1)']);
+    });
+
+    it('nests a call made by another call under it and names its caller, the agent depth labelled as such', () => {
+      const { bus, display, lines } = plainDisplay();
+      bus.setDefaultCausation({ agentId: 'planner' });
+      // plan_trip's code calls lookup_weather: its invoke is emitted inside plan_trip's dispatch.
+      bus.subscribe<ToolCall>(TOOL_INVOKE, (event) => {
+        if (event.payload.name === 'plan_trip') invoke(bus, 'tc_6', 'lookup_weather');
+      });
+      invoke(bus, 'tc_5', 'plan_trip');
+      display.stop();
+      expect(lines()).toEqual([
+        'plan_trip  started (tc_5, agent planner, agent depth 0)',
+        '  lookup_weather  started (tc_6, agent planner, agent depth 0, called by plan_trip)',
+      ]);
     });
 
     it('marks failed and cancelled calls and folds a multi-line error onto one line', () => {

@@ -77,7 +77,7 @@ function satisfiesEngines(range: string, version: number[]): boolean {
 
 describe('Dockerfile', () => {
   describe('base image', () => {
-    it('uses one exact release of Node 24, the current LTS line, for every stage', () => {
+    it('uses one exact release of Node 24, an LTS line CI tests, for every stage', () => {
       const images = new Set(dockerfile.stages.map((stage) => stage.image));
       expect(images.size).toBe(1);
       const [image] = images;

@@ -53,7 +53,7 @@ describe('mcpTools() against a server whose progress messages are huge', () => {
       },
     });
     const client = new LegacyClient({ name: 'agent', version: '1.0.0' });
-    await client.connect(peer.transport as never);
+    await client.connect(peer.transport);
     close = () => client.close();
     const events: unknown[] = [];
     harness.bus.subscribe('tool.stream.progress', (event) => void events.push(event.payload));

@@ -227,11 +227,15 @@ describe.each<Line>(['2.x', '1.x'])(
 );
 
 describe('serveMcpTools() on the 2.x McpServer', () => {
-  it('refuses a task tool, as the 2.x line has no task API', () => {
+  it('serves a task tool as the MCP 2026-07-28 tasks extension: listed with its taskSupport, the extension declared', async () => {
     const server = new McpServer({ name: 'research', version: '2.0.0' });
-    expect(() =>
-      serveMcpTools(server, [{ tool: indexFiles({}), execution: { taskSupport: 'required' } }]),
-    ).toThrow('tasks need @modelcontextprotocol/sdk 1.x');
+    serveMcpTools(server, [{ tool: indexFiles({}), execution: { taskSupport: 'required' } }]);
+    const connected = (await connect('2.x', server)) as Client2;
+    const { tools } = await connected.listTools();
+    expect(tools).toMatchObject([{ name: 'index_files', execution: { taskSupport: 'required' } }]);
+    expect(connected.getServerCapabilities()).toMatchObject({
+      extensions: { 'io.modelcontextprotocol/tasks': {} },
+    });
   });
 
   it('continues the trace context a plain 2.x client sends in params._meta', async () => {

@@ -125,11 +125,15 @@ afterEach(() => {
   propagation.disable();
 });
 
-/** Replays `events` into a fresh provider with derived ids; the ids of every span, by name. */
+/**
+ * Replays `events` into a fresh provider with derived ids; the ids of every span, by name.
+ * `resumable`: a later run resumes the replay, so what is open at shutdown is cut.
+ */
 async function idsOf(
   events: EventInit[],
   traceBy: TraceBy,
   withIds: boolean,
+  resumable = false,
 ): Promise<Record<string, SpanIds>> {
   const exporter = new InMemorySpanExporter();
   const idGenerator = new DerivedIdGenerator();
@@ -143,6 +147,7 @@ async function idsOf(
     idGenerator,
     traceBy,
     liveUpdates: { enabled: true, intervalMs: 1000 },
+    resumable,
     ...(withIds ? {} : { stableEventId: () => '' }),
   });
   for (const event of events) {
@@ -257,10 +262,10 @@ const RECORDED_CUT: Record<string, [string, string]> = {
   'invoke_agent planner (in flight)': ['322c72fc7cadc1b9', '1fd3e4c1473e5095'],
 };
 
-describe('span keys of a replay cut by shutdown', () => {
+describe('span keys of a resumable replay cut by shutdown', () => {
   it('derives the recorded ids of the snapshots in place of the open spans', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
-    const ids = await idsOf(journal(true).slice(0, 7), 'causal-root', true);
+    const ids = await idsOf(journal(true).slice(0, 7), 'causal-root', true, true);
     const expected: Record<string, SpanIds> = {};
     for (const [name, [parentSpanId, spanId]] of Object.entries(RECORDED_CUT)) {
       expected[name] = { traceId: '815d0a12428ae0669abc823a614cf0f8', parentSpanId, spanId };

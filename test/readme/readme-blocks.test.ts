@@ -227,7 +227,7 @@ describe('README.md and docs/*.md', () => {
   }
 
   it('has an MCP block that runs: the served call under the client call, four progress events each', async () => {
-    const spans = await blockSpans('serveMcpTools(', 2);
+    const spans = await blockSpans("name: 'count_files'", 2);
     const [client, served] = [...spans].sort((a, b) =>
       a.parentSpanId === '' ? -1 : b.parentSpanId === '' ? 1 : 0,
     );
@@ -241,7 +241,7 @@ describe('README.md and docs/*.md', () => {
 
   it('has an MCP stdio block that runs against the reference server: its progress as stream events', async () => {
     // The program has exited: every span it exported, in-flight snapshots included, is here.
-    const spans = await blockSpans('new StdioClientTransport(', 1);
+    const spans = await blockSpans("name: 'trigger-long-running-operation'", 1);
     const span = spans.find((each) => each.name === 'execute_tool trigger-long-running-operation');
     expect(span, spans.map((each) => each.name).join(', ')).toBeDefined();
     expect(span!.attributes).toMatchObject({

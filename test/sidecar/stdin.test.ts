@@ -40,6 +40,14 @@ describe('tooltrace sidecar --stdin', () => {
     expect(spans).toHaveLength(300);
     const open = spans.filter((span) => span.attributes['tooltrace.end_reason'] === 'shutdown');
     expect(open.map((span) => span.attributes['gen_ai.tool.call.id'])).toEqual(['tc_299']);
+    // Nothing resumes a --stdin run: the unanswered call is ended and exported as itself, not
+    // cut into an in-flight snapshot whose parent (the call's span) would never arrive.
+    expect(open[0]!.name).toMatch(/^execute_tool [a-z_]+$/);
+    expect(open[0]!.attributes['tooltrace.inflight']).toBeUndefined();
+    const ids = new Set(spans.map((span) => span.spanId));
+    expect(spans.filter((span) => span.parentSpanId !== '' && !ids.has(span.parentSpanId))).toEqual(
+      [],
+    );
     expect(spans.filter((span) => span.status.code === 1)).toHaveLength(299);
     expect(sidecar.stderr()).toMatch(/3599 events, 0 rejected, 0 calls open, 300 spans exported/);
   });
@@ -113,5 +121,40 @@ describe('tooltrace sidecar --stdin', () => {
     expect(await sidecar.exited).toEqual({ code: 4, signal: null });
     expect(sidecar.stderr()).toMatch(/shutdown timeout: 10 spans were not delivered/);
     expect(sidecar.stderr()).toMatch(/10 spans were not delivered; exit code 4/);
+  });
+
+  it('names the first rejected lines by number and why, then counts the rest', async () => {
+    const good = journalText({ calls: 1 }).trimEnd().split('\n');
+    const bad = Array.from({ length: 7 }, (_, index) => `not json ${index}`);
+    // Line 2 and lines 4 to 9 are bad; the call around them goes through.
+    const lines = [good[0]!, bad[0]!, ...good.slice(1, 2), ...bad.slice(1), ...good.slice(2)];
+    const sidecar = run(`${lines.join('\n')}\n`);
+
+    expect(await sidecar.exited).toEqual({ code: 0, signal: null });
+    const named = sidecar
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('tooltrace sidecar: stdin'));
+    expect(named.map((line) => /^tooltrace sidecar: stdin(?: (line \d+))?/.exec(line)![1])).toEqual(
+      ['line 2', 'line 4', 'line 5', 'line 6', 'line 7', undefined, undefined],
+    );
+    expect(named[0]).toMatch(/^tooltrace sidecar: stdin line 2: rejected \(not_json\): \S/);
+    expect(named[5]).toBe(
+      'tooltrace sidecar: stdin: more rejected lines are counted, not named (tooltrace_events_rejected_total, the status line)',
+    );
+    expect(named[6]).toBe('tooltrace sidecar: stdin: 2 more lines were rejected (7 lines in all)');
+    expect(sidecar.stderr()).toMatch(/7 rejected \(not_json=7\)/);
+    expect(testbed.receiver.spans.map((span) => span.name)).toEqual([
+      expect.stringMatching(/^execute_tool /) as string,
+    ]);
+  });
+
+  it('names one lost span in the singular', async () => {
+    testbed.receiver.setAvailable(false);
+    const sidecar = run(journalText({ calls: 1 }), ['--shutdown-timeout', '1s']);
+
+    expect(await sidecar.exited).toEqual({ code: 4, signal: null });
+    expect(sidecar.stderr()).toMatch(/shutdown timeout: 1 span was not delivered\n/);
+    expect(sidecar.stderr()).toMatch(/: 1 span was not delivered; exit code 4\n/);
   });
 });

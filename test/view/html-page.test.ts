@@ -46,7 +46,7 @@ describe('tooltrace view --html', () => {
     const journal = journalText({ calls: 6, nested: true });
     const { page, stdout } = await pageOf('nested', journal);
     const expected = await readJournalSpans([Buffer.from(journal)]);
-    expect(stdout).toMatch(/^wrote .*nested\.html: 1 traces, 6 spans, \d+ KB\n$/);
+    expect(stdout).toMatch(/^wrote .*nested\.html: 1 trace, 6 spans, \d+ KB\n$/);
     const rendered = await browser.render(pathToFileURL(page).href);
     expect(rendered.console).toEqual([]);
     expect(rowIds(rendered.dom).sort()).toEqual(expected.spans.map((span) => span.spanId).sort());

@@ -89,8 +89,8 @@ describe('ViewProgress', () => {
     await vi.advanceTimersByTimeAsync(250);
     shown.stop();
     expect(terminal.written()).toBe(
-      '\r\u001b[2Kreading: 0.0 MB of 0.0 MB (50%), 1 lines, 0 calls\r\u001b[2Kline 7: skipped\n' +
-        '\r\u001b[2Kreading: 0.0 MB of 0.0 MB (50%), 1 lines, 0 calls\r\u001b[2K',
+      '\r\u001b[2Kreading: 0.0 MB of 0.0 MB (50%), 1 line, 0 calls\r\u001b[2Kline 7: skipped\n' +
+        '\r\u001b[2Kreading: 0.0 MB of 0.0 MB (50%), 1 line, 0 calls\r\u001b[2K',
     );
   });
 });

@@ -355,7 +355,7 @@ describe('renderWaterfall()', () => {
         / 2\.00s {2}OK {2}100 progress to 100%, 36 coalesced, 64 span events$/,
       );
       expect(rowOf(text, 'one_partial')).toMatch(
-        / 10ms {2}OK {2}1 partial \(4\.0 KB\), first after 500µs, 1 span events$/,
+        / 10ms {2}OK {2}1 partial \(4\.0 KB\), first after 500µs, 1 span event$/,
       );
       expect(rowOf(text, 'unknown_progress')).toMatch(/ OK {2}2 progress$/);
     });

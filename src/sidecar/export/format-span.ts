@@ -1,3 +1,4 @@
+import { counted } from '../../errors/index.js';
 import { SpanStatusCode, type AttributeValue, type HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 
@@ -38,7 +39,8 @@ export function formatSpan(span: ReadableSpan, printable: Escape): string {
       `  event +${at} ${printable(event.name)}${attributes === '' ? '' : ` ${attributes}`}`,
     );
   }
-  if (span.droppedEventsCount > 0) lines.push(`  (${span.droppedEventsCount} events dropped)`);
+  if (span.droppedEventsCount > 0)
+    lines.push(`  (${counted(span.droppedEventsCount, 'event')} dropped)`);
   return `${lines.join('\n')}\n\n`;
 }
 

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import { checkServerIdentity } from 'node:tls';
 import { Client, credentials, Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import type { ExportTls } from './export-tls.js';
 import { USER_AGENT } from '../../user-agent.js';
@@ -40,6 +42,11 @@ export function otlpGrpcClient(options: OtlpGrpcClientOptions): {
   const url = new URL(options.url);
   const tls = url.protocol === 'https:';
   const port = url.port === '' ? (tls ? '443' : '4317') : url.port;
+  // grpc-js sends the target's host as the TLS server name (SNI), and Node 26 refuses an IP
+  // address there (RFC 6066 allows host names only). For an IP target the name sent is a
+  // reserved one that no server routes on, and the certificate is still checked against the IP.
+  const ipAddress = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const byAddress = tls && isIP(ipAddress) !== 0;
   const client = new Client(
     `${url.hostname}:${port}`,
     tls
@@ -47,9 +54,16 @@ export function otlpGrpcClient(options: OtlpGrpcClientOptions): {
           options.tls?.ca ?? null,
           options.tls?.key ?? null,
           options.tls?.cert ?? null,
+          byAddress
+            ? {
+                checkServerIdentity: (_name, certificate) =>
+                  checkServerIdentity(ipAddress, certificate),
+              }
+            : {},
         )
       : credentials.createInsecure(),
     {
+      ...(byAddress ? { 'grpc.ssl_target_name_override': 'ip-address.invalid' } : {}),
       'grpc.primary_user_agent': USER_AGENT,
       'grpc.enable_retries': 0,
       ...(options.compression === 'gzip' ? { 'grpc.default_compression_algorithm': 2 } : {}),

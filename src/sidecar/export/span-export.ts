@@ -1,3 +1,4 @@
+import { counted as withNoun } from '../../errors/index.js';
 import type { ReadableSpan, Span } from '@opentelemetry/sdk-trace-base';
 import type { ExportConfig } from './export-config.js';
 import { ReliableSpanProcessor, type ExportBatch } from './reliable-span-processor.js';
@@ -135,8 +136,8 @@ export async function startSpanExport(options: SpanExportOptions): Promise<SpanE
                 : `, ${spans.firstSpanName} (${spans.firstSpanId}) among them`;
             log(
               choice.kind === 'otlp'
-                ? `tooltrace sidecar: export refused for good: ${reason}; ${spans.length} spans dropped${named} (not retried; counted in tooltrace_spans_dropped_total)`
-                : `tooltrace sidecar: ${reason}; ${spans.length} spans not ${choice.kind === 'console' ? 'printed' : `written${where}`}${named} (counted in tooltrace_spans_dropped_total)`,
+                ? `tooltrace sidecar: export refused for good: ${reason}; ${withNoun(spans.length, 'span')} dropped${named} (not retried; counted in tooltrace_spans_dropped_total)`
+                : `tooltrace sidecar: ${reason}; ${withNoun(spans.length, 'span')} not ${choice.kind === 'console' ? 'printed' : `written${where}`}${named} (counted in tooltrace_spans_dropped_total)`,
             );
           }
           options.onDropped?.(status);
@@ -147,7 +148,7 @@ export async function startSpanExport(options: SpanExportOptions): Promise<SpanE
           if (!reportedRejection) {
             reportedRejection = true;
             log(
-              `tooltrace sidecar: ${config.tracesUrl} accepted a batch but rejected ${rejected} spans: ${message === '' ? '(no message)' : message}`,
+              `tooltrace sidecar: ${config.tracesUrl} accepted a batch but rejected ${withNoun(rejected, 'span')}: ${message === '' ? '(no message)' : message}`,
             );
           }
         },

@@ -204,7 +204,7 @@ export class FollowedFile {
       this.#tracker = new CheckpointTracker(offset, undefined, readBefore);
       pipeline.setFallbackTracker(this.#tracker);
     }
-    this.#source = pipeline.source('file', this.#tracker);
+    this.#source = pipeline.source('file', this.#tracker, `--file ${path}`);
   }
 }
 

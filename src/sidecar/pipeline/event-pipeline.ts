@@ -20,6 +20,7 @@ import {
 import type { CheckpointTracker } from './checkpoint-tracker.js';
 import { scopedEventId, scopedSession, unscopedSession } from './client-scope.js';
 import { RecentKeys } from './recent-keys.js';
+import { RejectedLines } from './rejected-lines.js';
 import type { IntakeOutcome } from './intake-outcome.js';
 import type { SidecarMetrics } from './sidecar-metrics.js';
 
@@ -109,6 +110,8 @@ export class EventPipeline {
   /** Who was told about a reuse already (`kind` + client): once each. */
   readonly #reuseReported = new Set<string>();
   readonly #log: (line: string) => void;
+  /** Each HTTP client's rejected-line log: clients are the configured tokens, a bounded set. */
+  readonly #rejectedByClient = new Map<string, RejectedLines>();
 
   constructor(options: EventPipelineOptions) {
     this.#bus = options.bus;
@@ -192,23 +195,45 @@ export class EventPipeline {
    * and end to it, and the spans it starts are pinned there; the splitter's offsets start at
    * the tracker's.
    */
-  source(name: string, tracker?: CheckpointTracker): LineSource {
+  source(name: string, tracker?: CheckpointTracker, label: string = name): LineSource {
     let lineStart = tracker?.lineEnd ?? 0;
+    // Lines are numbered from where reading starts; a file resumed mid-way says from where.
+    const rejectedLines = new RejectedLines(
+      lineStart === 0 ? label : `${label} (read from byte ${lineStart})`,
+      this.#log,
+    );
+    let lineNumber = 0;
     const splitter = new LineSplitter({
       maxLineBytes: this.#maxLineBytes,
       startOffset: lineStart,
       onLine: (line, endOffset) => {
+        lineNumber += 1;
         const result = this.#ingest(line, name, tracker, lineStart, endOffset);
-        if (result !== true) this.#metrics.rejected(result);
+        if (result !== true) {
+          this.#metrics.rejected(result.reason);
+          rejectedLines.rejected(`line ${lineNumber}`, result.reason, result.message);
+        }
         lineStart = endOffset;
       },
-      onOversizedLine: (_length, endOffset) => {
+      onOversizedLine: (length, endOffset) => {
+        lineNumber += 1;
         this.#metrics.rejected('too_large');
+        rejectedLines.rejected(
+          `line ${lineNumber}`,
+          'too_large',
+          tooLarge(length, this.#maxLineBytes),
+        );
         tracker?.lineDone(lineStart, endOffset);
         lineStart = endOffset;
       },
     });
-    return { push: (chunk) => splitter.push(chunk), end: () => splitter.end() };
+    return {
+      push: (chunk) => splitter.push(chunk),
+      end: () => {
+        splitter.end();
+        rejectedLines.ended();
+      },
+    };
   }
 
   /**
@@ -231,25 +256,30 @@ export class EventPipeline {
     let unread = 0;
     let full = false;
     const rejected: Record<string, number> = {};
-    const count = (reason: string): void => {
+    const rejectedLines = this.#rejectedOfClient(sourceName, client);
+    let lineNumber = 0;
+    const count = (reason: string, message: string): void => {
       rejected[reason] = (rejected[reason] ?? 0) + 1;
       this.#metrics.rejected(reason);
+      rejectedLines.rejected(`line ${lineNumber} of a request`, reason, message);
     };
     const splitter = new LineSplitter({
       maxLineBytes: this.#maxLineBytes,
       onLine: (line) => {
+        lineNumber += 1;
         if (full) {
           unread += 1;
           return;
         }
         const result = this.#ingest(line, sourceName, undefined, 0, 0, client);
         if (result === true) accepted += 1;
-        else count(result);
+        else count(result.reason, result.message);
         full = isFull?.() ?? false;
       },
-      onOversizedLine: () => {
+      onOversizedLine: (length) => {
+        lineNumber += 1;
         if (full) unread += 1;
-        else count('too_large');
+        else count('too_large', tooLarge(length, this.#maxLineBytes));
       },
     });
     let first = true;
@@ -264,7 +294,10 @@ export class EventPipeline {
     return { accepted, rejected, unread };
   }
 
-  /** Decodes and replays one line: `true`, or the reason it was rejected (not yet counted). */
+  /**
+   * Decodes and replays one line: `true`, or the reason it was rejected and what was wrong (not
+   * yet counted).
+   */
   #ingest(
     line: Uint8Array,
     sourceName: string,
@@ -272,14 +305,29 @@ export class EventPipeline {
     lineStart: number,
     lineEnd: number,
     client = '',
-  ): true | string {
+  ): true | { reason: string; message: string } {
     const result = decodeEnvelope(line, this.#decodeOptions);
     if (!result.ok) {
       tracker?.lineDone(lineStart, lineEnd);
-      return result.reason;
+      return result;
     }
     if (result.droppedFields !== undefined) this.#countDropped(result);
-    return this.#replay(result, sourceName, tracker, lineStart, lineEnd, client);
+    const replayed = this.#replay(result, sourceName, tracker, lineStart, lineEnd, client);
+    return replayed === true ? true : { reason: replayed, message: 'the bus refused it' };
+  }
+
+  /** The rejected-line log of an HTTP client (one per client, named by it), made on first use. */
+  #rejectedOfClient(sourceName: string, client: string): RejectedLines {
+    const key = `${sourceName}\u0000${client}`;
+    let found = this.#rejectedByClient.get(key);
+    if (found === undefined) {
+      found = new RejectedLines(
+        client === '' ? sourceName : `${sourceName} client ${client}`,
+        this.#log,
+      );
+      this.#rejectedByClient.set(key, found);
+    }
+    return found;
   }
 
   /**
@@ -479,4 +527,9 @@ function scopeEventIds(init: EventInit, client: string, hasEventId: boolean): vo
   if (causation.parentId !== undefined && causation.parentId !== '') {
     causation.parentId = scopedEventId(client, causation.parentId);
   }
+}
+
+/** What is wrong with a line longer than the limit. */
+function tooLarge(length: number, maxLineBytes: number): string {
+  return `the line is ${length} bytes, over --max-line-bytes (${maxLineBytes})`;
 }

@@ -35,6 +35,11 @@ export interface SidecarTracingOptions extends ChosenTracingOptions {
   resource: Resource;
   /** Where the tool-call metrics go; `undefined` records none. */
   meterProvider?: MeterProvider | undefined;
+  /**
+   * A later run resumes these events (a followed file with a checkpoint): calls open at
+   * shutdown are cut, their snapshot exported, rather than ended. @default false
+   */
+  resumable?: boolean;
 }
 
 /**
@@ -62,6 +67,7 @@ export function traceSidecarBus(options: SidecarTracingOptions): ToolCallTracing
     resource: _resource,
     liveUpdates,
     liveIntervalMs,
+    resumable,
     ...chosen
   } = options;
   // `traceReplay` reads an option set to `undefined` as not given: its default applies.
@@ -70,6 +76,7 @@ export function traceSidecarBus(options: SidecarTracingOptions): ToolCallTracing
     liveUpdates: { enabled: liveUpdates, intervalMs: liveIntervalMs },
     tracerProvider,
     idGenerator,
+    resumable: resumable === true,
     stableEventId: pipeline.stableEventId,
     parentContext: pipeline.parentContext,
     meterProvider:

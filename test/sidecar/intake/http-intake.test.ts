@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { journalText } from './journal-lines.js';
-import { parsePrometheusText } from './prometheus-text.js';
-import { distinctCallIds } from './received-spans.js';
-import { startSidecar, useReceiver } from './sidecar-process.js';
+import { journalText } from '../journal-lines.js';
+import { parsePrometheusText } from '../prometheus-text.js';
+import { distinctCallIds } from '../received-spans.js';
+import { startSidecar, useReceiver } from '../sidecar-process.js';
 
 const NDJSON = { 'content-type': 'application/x-ndjson' };
 

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { ReceivedMetricPoint } from '../../src/testing/index.js';
-import { eventIdFor } from './journal-lines.js';
-import { startSidecar, useReceiver } from './sidecar-process.js';
+import type { ReceivedMetricPoint } from '../../../src/testing/index.js';
+import { eventIdFor } from '../journal-lines.js';
+import { startSidecar, useReceiver } from '../sidecar-process.js';
 
 const BASE_MS = Date.UTC(2026, 4, 1, 12, 0, 0);
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { RecentKeys } from '../../src/sidecar/pipeline/index.js';
+import { RecentKeys } from '../../../src/sidecar/pipeline/index.js';
 
 describe('RecentKeys', () => {
   it('says a key was seen before only from its second time on', () => {
