@@ -5,10 +5,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import {
   eventually,
   JaegerQuery,
-  startStack,
+  startCollector,
+  startJaeger,
   tagOf,
+  type Collector,
+  type Jaeger,
   type JaegerTrace,
-  type Stack,
 } from '../scripts/stack/stack.js';
 import { killSidecars, startSidecar } from '../test/sidecar/sidecar-process.js';
 import {
@@ -20,16 +22,23 @@ import {
 } from './stack-peers.js';
 
 const binaries = inject('stackBinaries');
-let stack: Stack;
+let collector: Collector;
+let jaegerProcess: Jaeger;
 let jaeger: JaegerQuery;
 const folder = mkdtempSync(join(tmpdir(), 'tooltrace-stack-demo-'));
 
+// The traces half of the stack: Jaeger and the Collector with the repo's config (no metrics here).
 beforeAll(async () => {
-  stack = await startStack(binaries);
-  jaeger = new JaegerQuery(stack.jaeger.queryUrl);
+  jaegerProcess = await startJaeger(binaries.jaeger);
+  collector = await startCollector(binaries.collector, {
+    env: { JAEGER_OTLP_ENDPOINT: jaegerProcess.otlpGrpcEndpoint },
+    overrides: ['service::pipelines::traces::exporters: [otlp_grpc/jaeger]'],
+  });
+  jaeger = new JaegerQuery(jaegerProcess.queryUrl);
 });
 afterAll(async () => {
-  await stack?.stop();
+  await collector?.process.stop();
+  await jaegerProcess?.process.stop();
   rmSync(folder, { recursive: true, force: true });
 });
 afterEach(killSidecars);
@@ -43,7 +52,7 @@ async function demoThroughSidecar(
   protocol: 'http/protobuf' | 'http/json' | 'grpc',
   service: string,
 ): Promise<{ exported: ReturnType<typeof readOtlpJsonLines>; traces: JaegerTrace[] }> {
-  const endpoint = protocol === 'grpc' ? stack.collector.otlpGrpcUrl : stack.collector.otlpHttpUrl;
+  const endpoint = protocol === 'grpc' ? collector.otlpGrpcUrl : collector.otlpHttpUrl;
   const sidecar = startSidecar(
     [
       '--listen',
@@ -54,6 +63,11 @@ async function demoThroughSidecar(
       endpoint,
       '--service-name',
       service,
+      // The demo groups its run into one trace under a `session …` root span (traceBy
+      // 'session'); the sidecar's default is a trace per turn, with no session span, so the
+      // demo's 14 spans would arrive as 13.
+      '--trace-by',
+      'session',
       '--capture-content',
       '--status-interval',
       '0',
@@ -74,7 +88,9 @@ async function demoThroughSidecar(
   const traces = await eventually(`${expected} spans of ${service} in Jaeger`, async () => {
     const found = await jaeger.traces(service);
     const finals = allSpans(found).filter((span) => tagOf(span, 'tooltrace.inflight') !== true);
-    return finals.length >= expected ? found : undefined;
+    // Thrown, not undefined, so a timeout names how many did arrive.
+    if (finals.length < expected) throw new Error(`${finals.length} there so far`);
+    return found;
   });
   return { exported, traces };
 }

@@ -10,7 +10,14 @@
  *   npm run stack -- --otlp-http-port 4318 --otlp-grpc-port 4317 --jaeger-port 16686 --prometheus-port 9090
  */
 import { parseArgs } from 'node:util';
-import { buildStack, StackError, startStack, type Stack, type StackPorts } from './stack.js';
+import {
+  assertPortFree,
+  buildStack,
+  StackError,
+  startStack,
+  type Stack,
+  type StackPorts,
+} from './stack.js';
 
 const USAGE = `Usage: npm run stack [-- options]
 
@@ -85,12 +92,17 @@ async function main(): Promise<number> {
   });
 
   try {
+    // A port given and taken fails at once, before a build that can take many minutes.
+    for (const [what, port] of Object.entries(ports) as [string, number | undefined][]) {
+      if (port !== undefined) await assertPortFree(port, what);
+    }
     const binaries = await buildStack({ signal: building.signal });
     if (stopping) return await stopped;
     process.stderr.write('stack: starting Jaeger, Prometheus and the Collector\n');
     stack = await startStack(binaries, ports);
   } catch (error) {
     if (stopping) return await stopped;
+    if (error instanceof StackError && error.shown) return 1;
     const message = error instanceof StackError ? error.message : String(error);
     process.stderr.write(`stack: ${message}\n`);
     return 1;

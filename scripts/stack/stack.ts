@@ -30,9 +30,13 @@ export const COLLECTOR_CONFIGS: readonly string[] = [
 
 /** A failure of the stack, told in one line (`npm run stack` prints `message` alone). */
 export class StackError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
+  /** The line is already on the build's progress stream (build.sh said it), not to be repeated. */
+  readonly shown: boolean;
+
+  constructor(message: string, options?: ErrorOptions & { shown?: boolean }) {
     super(message, options);
     this.name = new.target.name;
+    this.shown = options?.shown ?? false;
   }
 }
 
@@ -82,7 +86,11 @@ export async function buildStack(options: BuildOptions = {}): Promise<StackBinar
   const [code] = (await once(child, 'close')) as [number | null];
   options.signal?.removeEventListener('abort', stop);
   if (options.signal?.aborted === true) throw new StackError('the build was stopped');
-  if (code !== 0) throw new StackError(lastLine || `scripts/stack/build.sh exited with ${code}`);
+  if (code !== 0) {
+    // build.sh's own last `stack: …` line says why, and it went to `progress` already.
+    if (lastLine !== '') throw new StackError(lastLine, { shown: true });
+    throw new StackError(`scripts/stack/build.sh exited with ${code}`);
+  }
   const paths = Object.fromEntries(
     stdout
       .trim()
@@ -321,10 +329,13 @@ export interface Jaeger {
   readonly otlpHttpUrl: string;
 }
 
-/** Starts the built Jaeger with scripts/stack/jaeger.yaml on free ports; resolves once ready. */
+/**
+ * Starts the built Jaeger with scripts/stack/jaeger.yaml on free ports; resolves once ready.
+ * `options.env` is added to its environment.
+ */
 export async function startJaeger(
   binary: string,
-  options: { queryPort?: number; name?: string } = {},
+  options: { queryPort?: number; name?: string; env?: Record<string, string> } = {},
 ): Promise<Jaeger> {
   const name = options.name ?? 'jaeger';
   const query = await portFor(options.queryPort, `${name} query API`);
@@ -344,6 +355,7 @@ export async function startJaeger(
       JAEGER_HEALTH_ENDPOINT: `127.0.0.1:${health}`,
       JAEGER_OTLP_GRPC_ENDPOINT: `127.0.0.1:${otlpGrpc}`,
       JAEGER_OTLP_HTTP_ENDPOINT: `127.0.0.1:${otlpHttp}`,
+      ...options.env,
     },
   );
   try {
