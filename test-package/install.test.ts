@@ -213,7 +213,7 @@ beforeAll(async () => {
     ]);
   await Promise.all(installs);
   for (const folder of [adaptersAi6, adaptersAi7]) {
-    writeFileSync(join(folder, 'mcp.mjs'), readmeBlockAsJavaScript('serveMcpTools('));
+    writeFileSync(join(folder, 'mcp.mjs'), readmeBlockAsJavaScript("name: 'count_files'"));
     writeFileSync(join(folder, 'ai-sdk.mjs'), readmeBlockAsJavaScript('traceAiSdkTools('));
     writeFileSync(
       join(folder, 'langchain.mjs'),
