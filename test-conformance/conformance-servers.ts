@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpServer as McpServer1 } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -16,6 +15,7 @@ import {
 import type { EventBus } from '../src/bus/index.js';
 import { serveMcpTools, type McpServedTool } from '../src/mcp/index.js';
 import type { ChannelTool, ToolEvent } from '../src/streamtool/index.js';
+import { nodeHandler } from '../test/mcp/modern-http-server.js';
 import { conformanceTools2026 } from './conformance-tools-2026.js';
 
 /** A 1×1 PNG. */
@@ -204,38 +204,11 @@ function modernHandler(bus: EventBus): Handler {
     serveMcpTools(server, [...conformanceTools, ...conformanceTools2026], { bus });
     return server;
   });
-  return async (request, response) => {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (typeof value === 'string') headers.set(name, value);
-      else if (Array.isArray(value)) for (const each of value) headers.append(name, each);
-    }
-    const body =
-      request.method === 'GET' || request.method === 'HEAD'
-        ? undefined
-        : (Readable.toWeb(request) as ReadableStream<Uint8Array>);
-    const abort = new AbortController();
-    response.on('close', () => abort.abort());
-    const webRequest = new Request(`http://127.0.0.1${request.url ?? '/'}`, {
-      method: request.method ?? 'GET',
-      headers,
-      body,
-      signal: abort.signal,
-      duplex: 'half',
-    });
-    // DNS rebinding: a local server answers only requests for a local host from a local origin.
-    const answer =
-      hostHeaderValidationResponse(webRequest, localhostAllowedHostnames()) ??
-      originValidationResponse(webRequest, localhostAllowedOrigins()) ??
-      (await handler.fetch(webRequest));
-    response.writeHead(answer.status, Object.fromEntries(answer.headers));
-    if (answer.body === null) {
-      response.end();
-      return;
-    }
-    for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) {
-      response.write(chunk);
-    }
-    response.end();
-  };
+  // DNS rebinding: a local server answers only requests for a local host from a local origin.
+  return nodeHandler(
+    async (request) =>
+      hostHeaderValidationResponse(request, localhostAllowedHostnames()) ??
+      originValidationResponse(request, localhostAllowedOrigins()) ??
+      (await handler.fetch(request)),
+  );
 }

@@ -12,12 +12,14 @@ export interface ModernHttpServer {
 }
 
 /**
- * Serves the `McpServer`s `create` makes (one per request, as `createMcpHandler` does: it
- * speaks MCP 2026-07-28 to clients that ask for it, 2025-11-25 to the others) on 127.0.0.1:0.
+ * Answers Node's HTTP requests with a web-standard `fetch` handler (what the 2.x SDK's
+ * `createMcpHandler` gives): the request's headers and streamed body in, the answer streamed
+ * back out; the client leaving aborts the request's signal.
  */
-export async function startModernHttpServer(create: () => McpServer): Promise<ModernHttpServer> {
-  const handler = createMcpHandler(create);
-  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+export function nodeHandler(
+  fetch: (request: Request) => Promise<Response>,
+): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
+  return async (request, response) => {
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
       if (typeof value === 'string') headers.set(name, value);
@@ -29,7 +31,7 @@ export async function startModernHttpServer(create: () => McpServer): Promise<Mo
         : (Readable.toWeb(request) as ReadableStream<Uint8Array>);
     const abort = new AbortController();
     response.on('close', () => abort.abort());
-    const answer = await handler.fetch(
+    const answer = await fetch(
       new Request(`http://127.0.0.1${request.url ?? '/'}`, {
         method: request.method ?? 'GET',
         headers,
@@ -48,6 +50,15 @@ export async function startModernHttpServer(create: () => McpServer): Promise<Mo
     }
     response.end();
   };
+}
+
+/**
+ * Serves the `McpServer`s `create` makes (one per request, as `createMcpHandler` does: it
+ * speaks MCP 2026-07-28 to clients that ask for it, 2025-11-25 to the others) on 127.0.0.1:0.
+ */
+export async function startModernHttpServer(create: () => McpServer): Promise<ModernHttpServer> {
+  const handler = createMcpHandler(create);
+  const handle = nodeHandler((request) => handler.fetch(request));
   const http = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500);
