@@ -13,7 +13,6 @@ export type { SidecarTracingOptions } from './sidecar-tracing.js';
 export { CheckpointTracker } from './checkpoint-tracker.js';
 export { OffsetPins } from './offset-pins.js';
 export { SidecarMetrics } from './sidecar-metrics.js';
-export { ATTR_TOOLTRACE_CLIENT, ClientAttributeProcessor } from './client-attribute-processor.js';
 export { scopedEventId, scopedSession, unscopedSession } from './client-scope.js';
 export { RecentKeys } from './recent-keys.js';
 export type { SidecarGauges } from './sidecar-metrics.js';
