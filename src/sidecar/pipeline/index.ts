@@ -9,7 +9,7 @@ export { detectResource, detectResourceFromEnv } from './detect-resource.js';
 export { printable } from './printable.js';
 export { withoutUrlCredentials } from './url-credentials.js';
 export { traceSidecarBus } from './sidecar-tracing.js';
-export type { SidecarTracingOptions } from './sidecar-tracing.js';
+export type { SidecarTracingChoices, SidecarTracingOptions } from './sidecar-tracing.js';
 export { CheckpointTracker } from './checkpoint-tracker.js';
 export { OffsetPins } from './offset-pins.js';
 export { SidecarMetrics } from './sidecar-metrics.js';

@@ -25,8 +25,12 @@ export const ATTR_TOOLTRACE_CLIENT = 'tooltrace.client';
 /** Records nothing: the sidecar never falls back to a global meter provider. */
 const NO_METRICS: MeterProvider = { getMeter: () => createNoopMeter() };
 
-/** The tracing options the sidecar's settings choose; the rest it sets itself. */
-interface ChosenTracingOptions extends Pick<
+/**
+ * The tracing options the sidecar's settings choose (`--capture-content`, `--idle-timeout`,
+ * `--exclude-events`, `--trace-by`, `--agent-name`, `--live-updates`, `--live-interval`); the
+ * rest it sets itself.
+ */
+export interface SidecarTracingChoices extends Pick<
   TraceToolCallsOptions,
   'captureContent' | 'idleTimeoutMs' | 'excludeEvents' | 'traceBy' | 'agentName'
 > {
@@ -37,7 +41,7 @@ interface ChosenTracingOptions extends Pick<
 }
 
 /** Options for {@link traceSidecarBus}. */
-export interface SidecarTracingOptions extends ChosenTracingOptions {
+export interface SidecarTracingOptions extends SidecarTracingChoices {
   bus: EventBus;
   pipeline: EventPipeline;
   /** Where ended spans go (the export room's processor). */
@@ -70,23 +74,17 @@ export function traceSidecarBus(options: SidecarTracingOptions): ToolCallTracing
     getTracer: (name, version, tracerOptions) =>
       clientTracer(provider.getTracer(name, version, tracerOptions)),
   };
-  const {
-    bus,
-    pipeline,
-    processor: _processor,
-    resource: _resource,
-    liveUpdates,
-    liveIntervalMs,
-    resumable,
-    ...chosen
-  } = options;
-  // `traceReplay` reads an option set to `undefined` as not given: its default applies.
-  return traceReplay(bus, {
-    ...chosen,
-    liveUpdates: { enabled: liveUpdates, intervalMs: liveIntervalMs },
+  const { pipeline } = options;
+  return traceReplay(options.bus, {
+    captureContent: options.captureContent,
+    idleTimeoutMs: options.idleTimeoutMs,
+    excludeEvents: options.excludeEvents,
+    traceBy: options.traceBy,
+    agentName: options.agentName,
+    liveUpdates: { enabled: options.liveUpdates, intervalMs: options.liveIntervalMs },
     tracerProvider,
     idGenerator,
-    resumable: resumable === true,
+    resumable: options.resumable === true,
     stableEventId: pipeline.stableEventId,
     parentContext: pipeline.parentContext,
     meterProvider:
