@@ -191,11 +191,18 @@ export class EventPipeline {
   }
 
   /**
-   * A line source for `name` (`stdin`, `file`). With a `tracker`, every line reports its root
-   * and end to it, and the spans it starts are pinned there; the splitter's offsets start at
-   * the tracker's.
+   * A line source for `name` (`stdin`, `file`): the one byte-to-line path of the sidecar's
+   * sources and of `tooltrace view`. With a `tracker`, every line reports its root and end to
+   * it, and the spans it starts are pinned there; the splitter's offsets start at the
+   * tracker's. A line of white space only is skipped; each other line is told to `onLine` with
+   * its number, replayed (`undefined`) or rejected (counted, and logged once per reason).
    */
-  source(name: string, tracker?: CheckpointTracker, label: string = name): LineSource {
+  source(
+    name: string,
+    tracker?: CheckpointTracker,
+    label: string = name,
+    onLine?: (lineNumber: number, failure: DecodeFailure | undefined) => void,
+  ): LineSource {
     let lineStart = tracker?.lineEnd ?? 0;
     // Lines are numbered from where reading starts; a file resumed mid-way says from where.
     const rejectedLines = new RejectedLines(
@@ -203,28 +210,31 @@ export class EventPipeline {
       this.#log,
     );
     let lineNumber = 0;
+    const done = (failure: DecodeFailure | undefined, endOffset: number): void => {
+      if (failure !== undefined) {
+        this.#metrics.rejected(failure.reason);
+        rejectedLines.rejected(`line ${lineNumber}`, failure.reason, failure.message);
+      }
+      onLine?.(lineNumber, failure);
+      lineStart = endOffset;
+    };
     const splitter = new LineSplitter({
       maxLineBytes: this.#maxLineBytes,
       startOffset: lineStart,
       onLine: (line, endOffset) => {
         lineNumber += 1;
-        const result = this.#ingest(line, name, tracker, lineStart, endOffset);
-        if (result !== true) {
-          this.#metrics.rejected(result.reason);
-          rejectedLines.rejected(`line ${lineNumber}`, result.reason, result.message);
+        if (isBlank(line)) {
+          tracker?.lineDone(lineStart, endOffset);
+          lineStart = endOffset;
+          return;
         }
-        lineStart = endOffset;
+        const result = this.#ingest(line, name, tracker, lineStart, endOffset);
+        done(result === true ? undefined : result, endOffset);
       },
       onOversizedLine: (length, endOffset) => {
         lineNumber += 1;
-        this.#metrics.rejected('too_large');
-        rejectedLines.rejected(
-          `line ${lineNumber}`,
-          'too_large',
-          tooLarge(length, this.#maxLineBytes),
-        );
         tracker?.lineDone(lineStart, endOffset);
-        lineStart = endOffset;
+        done(tooLarge(length, this.#maxLineBytes), endOffset);
       },
     });
     return {
@@ -279,7 +289,7 @@ export class EventPipeline {
       onOversizedLine: (length) => {
         lineNumber += 1;
         if (full) unread += 1;
-        else count('too_large', tooLarge(length, this.#maxLineBytes));
+        else count('too_large', tooLarge(length, this.#maxLineBytes).message);
       },
     });
     let first = true;
@@ -305,15 +315,14 @@ export class EventPipeline {
     lineStart: number,
     lineEnd: number,
     client = '',
-  ): true | { reason: string; message: string } {
+  ): true | DecodeFailure {
     const result = decodeEnvelope(line, this.#decodeOptions);
     if (!result.ok) {
       tracker?.lineDone(lineStart, lineEnd);
       return result;
     }
     if (result.droppedFields !== undefined) this.#countDropped(result);
-    const replayed = this.#replay(result, sourceName, tracker, lineStart, lineEnd, client);
-    return replayed === true ? true : { reason: replayed, message: 'the bus refused it' };
+    return this.#replay(result, sourceName, tracker, lineStart, lineEnd, client);
   }
 
   /** The rejected-line log of an HTTP client (one per client, named by it), made on first use. */
@@ -331,28 +340,6 @@ export class EventPipeline {
   }
 
   /**
-   * Decodes and replays one line that belongs to no source (`tooltrace view` reads a whole
-   * file): `true`, or why it was rejected, with the message naming the field. Rejections are
-   * counted like any other.
-   */
-  replayLine(line: string | Uint8Array, sourceName: string): true | DecodeFailure {
-    const result = decodeEnvelope(line, this.#decodeOptions);
-    if (!result.ok) {
-      this.#metrics.rejected(result.reason);
-      return result;
-    }
-    if (result.droppedFields !== undefined) this.#countDropped(result);
-    const replayed = this.#replay(result, sourceName, undefined, 0, 0);
-    if (replayed === true) return true;
-    this.#metrics.rejected(replayed);
-    return {
-      ok: false,
-      reason: replayed as DecodeFailure['reason'],
-      message: 'the bus refused it',
-    };
-  }
-
-  /**
    * Counts the fields a line lost to their type, by event type and field, and says each
    * (type, field) once on the log, with what was wrong: the line itself went through.
    */
@@ -366,7 +353,7 @@ export class EventPipeline {
     }
   }
 
-  /** Replays a decoded line: `true`, or the reason it was rejected (not yet counted). */
+  /** Replays a decoded line: `true`, or why it was rejected (not yet counted). */
   #replay(
     result: DecodeSuccess,
     sourceName: string,
@@ -374,7 +361,7 @@ export class EventPipeline {
     lineStart: number,
     lineEnd: number,
     client = '',
-  ): true | string {
+  ): true | DecodeFailure {
     const init = result.event;
     this.#assignSession(init, sourceName, client);
     // Counted before the ids are scoped, so a report names the id the client sent.
@@ -487,14 +474,14 @@ export class EventPipeline {
     );
   }
 
-  #emit(init: EventInit, sourceName: string): true | string {
+  #emit(init: EventInit, sourceName: string): true | DecodeFailure {
     try {
       this.#bus.emitEvent(init);
       this.#metrics.received(sourceName);
       return true;
     } catch {
       // The decoder checked every field the bus checks; this is a safety net, not a path.
-      return 'wrong_type';
+      return { ok: false, reason: 'wrong_type', message: 'the bus refused it' };
     }
   }
 
@@ -529,7 +516,19 @@ function scopeEventIds(init: EventInit, client: string, hasEventId: boolean): vo
   }
 }
 
-/** What is wrong with a line longer than the limit. */
-function tooLarge(length: number, maxLineBytes: number): string {
-  return `the line is ${length} bytes, over --max-line-bytes (${maxLineBytes})`;
+/** What is wrong with a line longer than the limit, in the decoder's words. */
+function tooLarge(length: number, maxLineBytes: number): DecodeFailure {
+  return {
+    ok: false,
+    reason: 'too_large',
+    message: `the line is ${length} bytes, over the limit of ${maxLineBytes} bytes`,
+  };
+}
+
+/** Whether a line holds nothing but ASCII white space (as a journal's trailing lines may). */
+function isBlank(line: Uint8Array): boolean {
+  for (const byte of line) {
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
+  }
+  return true;
 }
