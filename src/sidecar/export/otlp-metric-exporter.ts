@@ -3,7 +3,7 @@ import {
   createOtlpNetworkExportDelegate,
   ExporterMetrics,
 } from '@opentelemetry/otlp-exporter-base';
-import type { IExporterTransport } from '@opentelemetry/otlp-exporter-base';
+import type { ExportResponse, IExporterTransport } from '@opentelemetry/otlp-exporter-base';
 import {
   JsonMetricsSerializer,
   MetricsExporterMetricsHelper,
@@ -17,12 +17,17 @@ import {
   type PushMetricExporter,
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
+import type { BatchTransport } from './export-outcome.js';
 import type { TemporalityPreference } from './metrics-temporality.js';
+
+/** What the metrics export sends requests with: a span exporter's one `send`. */
+export type MetricSender = Pick<BatchTransport<Uint8Array>, 'send' | 'shutdown'>;
 
 /**
  * The sidecar's OTLP metric exporter: the stock export delegate and serializers (protobuf or
- * OTLP/JSON) over a transport of the sidecar's own ({@link httpMetricTransport} or
- * `grpcMetricTransport`), so that metrics go out with the same `User-Agent` as spans, with the
+ * OTLP/JSON) sending through the span export's own OTLP/HTTP or OTLP/gRPC exporter (its `send`
+ * posts any OTLP body), so that metrics go out with the same `User-Agent`, the same reading of
+ * the endpoint's answer and the same words for a failure as spans, with the
  * temporality `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE` asks for and default
  * aggregations. (The stock metric exporter package pins copies of its own of the metrics SDK;
  * its base class is these few lines.) A failed export is not retried here: the reader collects
@@ -35,7 +40,7 @@ export class OtlpMetricExporter
   readonly #temporality: TemporalityPreference;
 
   constructor(
-    transport: IExporterTransport,
+    sender: MetricSender,
     format: 'json' | 'protobuf',
     timeoutMs: number,
     temporality: TemporalityPreference,
@@ -51,7 +56,7 @@ export class OtlpMetricExporter
           meterProvider: undefined,
           responseAttributesFromError: () => ({}),
         }),
-        transport,
+        transportOf(sender),
       ),
     );
     this.#temporality = temporality;
@@ -64,6 +69,23 @@ export class OtlpMetricExporter
   selectAggregation(): AggregationOption {
     return { type: AggregationType.DEFAULT };
   }
+}
+
+/** The stock delegate's transport face over a span exporter's `send` and its tagged outcome. */
+function transportOf(sender: MetricSender): IExporterTransport {
+  return {
+    async send(data): Promise<ExportResponse> {
+      const outcome = await sender.send(data);
+      if (outcome.kind === 'success') return { status: 'success' };
+      const error = new Error(outcome.reason);
+      if (outcome.kind === 'permanent') return { status: 'failure', error };
+      const wait = outcome.retryAfterMs;
+      return { status: 'retryable', error, ...(wait === undefined ? {} : { retryInMillis: wait }) };
+    },
+    shutdown() {
+      void sender.shutdown();
+    },
+  };
 }
 
 /**
