@@ -1,13 +1,12 @@
 import type { MeterProvider as MeterProviderApi } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
-import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
+import type { OtlpMetricExporter } from './otlp-metric-exporter.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { MAX_DELAY_MS } from './export-config.js';
 import { resolveExporterSelection, type ExporterName } from './exporter-selection.js';
 import { readExportTls, type ExportTls } from './export-tls.js';
 import { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
 import { readTemporalityPreference, type TemporalityPreference } from './metrics-temporality.js';
-import { ReportingMetricExporter } from './reporting-metric-exporter.js';
 import { ConsoleMetricExporter } from './console-metric-exporter.js';
 import type { Escape } from './format-span.js';
 
@@ -115,11 +114,7 @@ export async function startMetricsExport(options: MetricsExportOptions): Promise
   );
   const otlp = config.exporters.has('otlp');
   const reporting = otlp
-    ? new ReportingMetricExporter(
-        await otlpMetricExporter(config, options.headers),
-        config.url,
-        options.log,
-      )
+    ? await otlpMetricExporter(config, options.headers, options.log)
     : undefined;
   const readers = [
     ...(reporting === undefined ? [] : [reporting]),
@@ -168,7 +163,8 @@ export async function startMetricsExport(options: MetricsExportOptions): Promise
 async function otlpMetricExporter(
   config: MetricsExportConfig,
   headers: Record<string, string>,
-): Promise<Required<PushMetricExporter>> {
+  log: (line: string) => void,
+): Promise<OtlpMetricExporter> {
   const { OtlpMetricExporter } = await import('./otlp-metric-exporter.js');
   const json = config.protocol === 'http/json';
   const options = {
@@ -191,8 +187,8 @@ async function otlpMetricExporter(
       shutdown: () => sender.shutdown(),
     },
     json ? 'json' : 'protobuf',
-    config.timeoutMs,
-    config.temporality,
+    config,
+    log,
   );
 }
 

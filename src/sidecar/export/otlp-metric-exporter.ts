@@ -3,6 +3,7 @@ import {
   createOtlpNetworkExportDelegate,
   ExporterMetrics,
 } from '@opentelemetry/otlp-exporter-base';
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { ExportResponse, IExporterTransport } from '@opentelemetry/otlp-exporter-base';
 import {
   JsonMetricsSerializer,
@@ -32,19 +33,28 @@ export type MetricSender = Pick<BatchTransport<Uint8Array>, 'send' | 'shutdown'>
  * aggregations. (The stock metric exporter package pins copies of its own of the metrics SDK;
  * its base class is these few lines.) A failed export is not retried here: the reader collects
  * again at its next interval, and the final one at shutdown must not outlive the shutdown timeout.
+ * It says on the sidecar's log when exports start failing (once, with the endpoint's error) and
+ * when they work again, as span export does: the SDK's reader otherwise drops a failed export
+ * without a word. The final export is not reported here: the caller reads {@link failure} and
+ * says it once.
  */
 export class OtlpMetricExporter
   extends OTLPExporterBase<ResourceMetrics>
   implements Required<PushMetricExporter>
 {
   readonly #temporality: TemporalityPreference;
+  readonly #url: string;
+  readonly #log: (line: string) => void;
+  #failure: string | undefined;
+  #closing = false;
 
   constructor(
     sender: MetricSender,
     format: 'json' | 'protobuf',
-    timeoutMs: number,
-    temporality: TemporalityPreference,
+    config: { timeoutMs: number; temporality: TemporalityPreference; url: string },
+    log: (line: string) => void,
   ) {
+    const { timeoutMs } = config;
     super(
       createOtlpNetworkExportDelegate(
         { timeoutMillis: timeoutMs, concurrencyLimit: 30, compression: 'none' },
@@ -59,7 +69,37 @@ export class OtlpMetricExporter
         transportOf(sender),
       ),
     );
-    this.#temporality = temporality;
+    this.#temporality = config.temporality;
+    this.#url = config.url;
+    this.#log = log;
+  }
+
+  /** Why the latest export did not deliver, or `undefined` when it did. */
+  get failure(): string | undefined {
+    return this.#failure;
+  }
+
+  /** The next export is the final one: there is no next interval to promise. */
+  closing(): void {
+    this.#closing = true;
+  }
+
+  override export(metrics: ResourceMetrics, resultCallback: (result: ExportResult) => void): void {
+    super.export(metrics, (result) => {
+      const failure =
+        result.code === ExportResultCode.SUCCESS
+          ? undefined
+          : result.error?.message || 'the export failed';
+      if (!this.#closing && (failure === undefined) !== (this.#failure === undefined)) {
+        this.#log(
+          failure === undefined
+            ? `tooltrace sidecar: metrics export to ${this.#url} works again`
+            : `tooltrace sidecar: metrics export to ${this.#url} failed (${failure}); trying again at the next interval`,
+        );
+      }
+      this.#failure = failure;
+      resultCallback(result);
+    });
   }
 
   selectAggregationTemporality(instrument: InstrumentType): AggregationTemporality {
