@@ -46,6 +46,21 @@ export interface LineSource {
   end(): void;
 }
 
+/** How {@link EventPipeline}'s one line path reads a source. */
+interface LineHooks {
+  /** A followed file's checkpoint tracker (see {@link EventPipeline.source}). */
+  tracker?: CheckpointTracker | undefined;
+  /** The HTTP client the lines come from: their ids and sessions are scoped to it. @default '' */
+  client?: string;
+  /** Where rejected lines are logged, and what follows a line's number there. */
+  rejectedLines: RejectedLines;
+  ofWhat?: string;
+  /** Asked before each line: `true` leaves it unread (an HTTP body past a full queue). */
+  skip?: () => boolean;
+  /** Each line but a blank one: its number, and why it was rejected (counted and logged). */
+  onLine?: ((lineNumber: number, failure: DecodeFailure | undefined) => void) | undefined;
+}
+
 /** The line being replayed, while its spans start. */
 interface Dispatch {
   tracker: CheckpointTracker | undefined;
@@ -191,52 +206,23 @@ export class EventPipeline {
   }
 
   /**
-   * A line source for `name` (`stdin`, `file`): the one byte-to-line path of the sidecar's
-   * sources and of `tooltrace view`. With a `tracker`, every line reports its root and end to
-   * it, and the spans it starts are pinned there; the splitter's offsets start at the
-   * tracker's. A line of white space only is skipped; each other line is told to `onLine` with
-   * its number, replayed (`undefined`) or rejected (counted, and logged once per reason).
+   * A line source for `name` (`stdin`, `file`). With a `tracker`, every line reports its root
+   * and end to it, and the spans it starts are pinned there; the splitter's offsets start at
+   * the tracker's. Each line is told to `onLine` (see {@link LineHooks}).
    */
   source(
     name: string,
     tracker?: CheckpointTracker,
     label: string = name,
-    onLine?: (lineNumber: number, failure: DecodeFailure | undefined) => void,
+    onLine?: LineHooks['onLine'],
   ): LineSource {
-    let lineStart = tracker?.lineEnd ?? 0;
+    const startOffset = tracker?.lineEnd ?? 0;
     // Lines are numbered from where reading starts; a file resumed mid-way says from where.
     const rejectedLines = new RejectedLines(
-      lineStart === 0 ? label : `${label} (read from byte ${lineStart})`,
+      startOffset === 0 ? label : `${label} (read from byte ${startOffset})`,
       this.#log,
     );
-    let lineNumber = 0;
-    const done = (failure: DecodeFailure | undefined, endOffset: number): void => {
-      if (failure !== undefined) {
-        this.#metrics.rejected(failure.reason);
-        rejectedLines.rejected(`line ${lineNumber}`, failure.reason, failure.message);
-      }
-      onLine?.(lineNumber, failure);
-      lineStart = endOffset;
-    };
-    const splitter = new LineSplitter({
-      maxLineBytes: this.#maxLineBytes,
-      startOffset: lineStart,
-      onLine: (line, endOffset) => {
-        lineNumber += 1;
-        if (isBlank(line)) {
-          tracker?.lineDone(lineStart, endOffset);
-          lineStart = endOffset;
-          return;
-        }
-        const result = this.#ingest(line, name, tracker, lineStart, endOffset);
-        done(result === true ? undefined : result, endOffset);
-      },
-      onOversizedLine: (length, endOffset) => {
-        lineNumber += 1;
-        tracker?.lineDone(lineStart, endOffset);
-        done(tooLarge(length, this.#maxLineBytes), endOffset);
-      },
-    });
+    const splitter = this.#lines(name, { tracker, rejectedLines, onLine });
     return {
       push: (chunk) => splitter.push(chunk),
       end: () => {
@@ -266,30 +252,18 @@ export class EventPipeline {
     let unread = 0;
     let full = false;
     const rejected: Record<string, number> = {};
-    const rejectedLines = this.#rejectedOfClient(sourceName, client);
-    let lineNumber = 0;
-    const count = (reason: string, message: string): void => {
-      rejected[reason] = (rejected[reason] ?? 0) + 1;
-      this.#metrics.rejected(reason);
-      rejectedLines.rejected(`line ${lineNumber} of a request`, reason, message);
-    };
-    const splitter = new LineSplitter({
-      maxLineBytes: this.#maxLineBytes,
-      onLine: (line) => {
-        lineNumber += 1;
-        if (full) {
-          unread += 1;
-          return;
-        }
-        const result = this.#ingest(line, sourceName, undefined, 0, 0, client);
-        if (result === true) accepted += 1;
-        else count(result.reason, result.message);
-        full = isFull?.() ?? false;
-      },
-      onOversizedLine: (length) => {
-        lineNumber += 1;
+    const splitter = this.#lines(sourceName, {
+      client,
+      rejectedLines: this.#rejectedOfClient(sourceName, client),
+      ofWhat: ' of a request',
+      skip: () => {
         if (full) unread += 1;
-        else count('too_large', tooLarge(length, this.#maxLineBytes).message);
+        return full;
+      },
+      onLine: (_lineNumber, failure) => {
+        if (failure === undefined) accepted += 1;
+        else rejected[failure.reason] = (rejected[failure.reason] ?? 0) + 1;
+        full = isFull?.() ?? false;
       },
     });
     let first = true;
@@ -302,6 +276,46 @@ export class EventPipeline {
     }
     splitter.end();
     return { accepted, rejected, unread };
+  }
+
+  /**
+   * The one byte-to-line path of every source (standard input, a followed file, an HTTP body,
+   * `tooltrace view`'s journal): split, numbered, a line of white space only skipped, each other
+   * line decoded and replayed, or rejected (counted by reason and logged).
+   */
+  #lines(name: string, hooks: LineHooks): LineSplitter {
+    const { tracker, client = '', rejectedLines, ofWhat = '' } = hooks;
+    let lineStart = tracker?.lineEnd ?? 0;
+    let lineNumber = 0;
+    const done = (failure: DecodeFailure | undefined, endOffset: number): void => {
+      if (failure !== undefined) {
+        this.#metrics.rejected(failure.reason);
+        rejectedLines.rejected(`line ${lineNumber}${ofWhat}`, failure.reason, failure.message);
+      }
+      hooks.onLine?.(lineNumber, failure);
+      lineStart = endOffset;
+    };
+    return new LineSplitter({
+      maxLineBytes: this.#maxLineBytes,
+      startOffset: lineStart,
+      onLine: (line, endOffset) => {
+        lineNumber += 1;
+        if (hooks.skip?.() === true) return;
+        if (isBlank(line)) {
+          tracker?.lineDone(lineStart, endOffset);
+          lineStart = endOffset;
+          return;
+        }
+        const result = this.#ingest(line, name, tracker, lineStart, endOffset, client);
+        done(result === true ? undefined : result, endOffset);
+      },
+      onOversizedLine: (length, endOffset) => {
+        lineNumber += 1;
+        if (hooks.skip?.() === true) return;
+        tracker?.lineDone(lineStart, endOffset);
+        done(tooLarge(length, this.#maxLineBytes), endOffset);
+      },
+    });
   }
 
   /**
