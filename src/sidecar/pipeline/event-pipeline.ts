@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ROOT_CONTEXT, trace, TraceFlags, type Context } from '@opentelemetry/api';
 import { newEventId, type BusEvent, type EventBus, type EventInit } from '../../bus/index.js';
-import { ATTR_END_REASON, ATTR_INFLIGHT, callKey } from '../../otel/internal.js';
+import { ATTR_END_REASON, ATTR_INFLIGHT, callKey, GenerationalMap } from '../../otel/internal.js';
 import {
   IO_SESSION_START,
   type SessionStart,
@@ -96,8 +96,7 @@ export class EventPipeline {
   readonly #maxLineBytes: number;
   readonly #maxRemembered: number;
   /** Ids the sidecar made up for lines without `event_id`: they identify nothing across replays. */
-  #synthetic = new Set<string>();
-  #previousSynthetic = new Set<string>();
+  readonly #synthetic: GenerationalMap<true>;
   /** Whether any id was ever made up: journals with event ids skip the lookups. */
   #syntheticCount = 0;
   /** Parents from envelope `traceparent`s, by invoke event id, taken once. */
@@ -135,6 +134,7 @@ export class EventPipeline {
     this.#decodeOptions = { maxLineBytes: options.maxLineBytes };
     this.#maxRemembered = options.maxRemembered ?? 100_000;
     this.#callKeys = new RecentKeys(Math.ceil(this.#maxRemembered / 2));
+    this.#synthetic = new GenerationalMap(this.#maxRemembered);
     this.#log = options.log ?? (() => {});
   }
 
@@ -143,10 +143,7 @@ export class EventPipeline {
    * sidecar made up, so such calls are paired and given span ids by their tool call id.
    */
   stableEventId = (event: BusEvent): string =>
-    this.#syntheticCount !== 0 &&
-    (this.#synthetic.has(event.id) || this.#previousSynthetic.has(event.id))
-      ? ''
-      : event.id;
+    this.#syntheticCount !== 0 && this.#synthetic.get(event.id) === true ? '' : event.id;
 
   /**
    * Whether the line being replayed was read by the run before a restart (its file's
@@ -501,11 +498,7 @@ export class EventPipeline {
 
   #rememberSynthetic(id: string): void {
     this.#syntheticCount += 1;
-    this.#synthetic.add(id);
-    if (this.#synthetic.size >= this.#maxRemembered) {
-      this.#previousSynthetic = this.#synthetic;
-      this.#synthetic = new Set();
-    }
+    this.#synthetic.set(id, true);
   }
 }
 
