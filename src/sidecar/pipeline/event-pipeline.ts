@@ -317,7 +317,7 @@ export class EventPipeline {
 
   /**
    * Decodes and replays one line: `true`, or the reason it was rejected and what was wrong (not
-   * yet counted).
+   * yet counted). A followed file's tracker learns the line's root and end.
    */
   #ingest(
     line: Uint8Array,
@@ -333,46 +333,6 @@ export class EventPipeline {
       return result;
     }
     if (result.droppedFields !== undefined) this.#countDropped(result);
-    return this.#replay(result, sourceName, tracker, lineStart, lineEnd, client);
-  }
-
-  /** The rejected-line log of an HTTP client (one per client, named by it), made on first use. */
-  #rejectedOfClient(sourceName: string, client: string): RejectedLines {
-    const key = `${sourceName}\u0000${client}`;
-    let found = this.#rejectedByClient.get(key);
-    if (found === undefined) {
-      found = new RejectedLines(
-        client === '' ? sourceName : `${sourceName} client ${client}`,
-        this.#log,
-      );
-      this.#rejectedByClient.set(key, found);
-    }
-    return found;
-  }
-
-  /**
-   * Counts the fields a line lost to their type, by event type and field, and says each
-   * (type, field) once on the log, with what was wrong: the line itself went through.
-   */
-  #countDropped(result: DecodeSuccess): void {
-    const type = result.event.type;
-    for (const { field, message } of result.droppedFields!) {
-      if (!this.#metrics.fieldDropped(type, field)) continue;
-      this.#log(
-        `tooltrace sidecar: a ${type} line has ${message}; the field is left out and the event kept (counted in tooltrace_fields_dropped_total, reported once per field)`,
-      );
-    }
-  }
-
-  /** Replays a decoded line: `true`, or why it was rejected (not yet counted). */
-  #replay(
-    result: DecodeSuccess,
-    sourceName: string,
-    tracker: CheckpointTracker | undefined,
-    lineStart: number,
-    lineEnd: number,
-    client = '',
-  ): true | DecodeFailure {
     const init = result.event;
     this.#assignSession(init, sourceName, client);
     // Counted before the ids are scoped, so a report names the id the client sent.
@@ -406,6 +366,34 @@ export class EventPipeline {
       this.#dispatch = undefined;
       this.#replaying = false;
       tracker?.lineDone(root, lineEnd);
+    }
+  }
+
+  /** The rejected-line log of an HTTP client (one per client, named by it), made on first use. */
+  #rejectedOfClient(sourceName: string, client: string): RejectedLines {
+    const key = `${sourceName}\u0000${client}`;
+    let found = this.#rejectedByClient.get(key);
+    if (found === undefined) {
+      found = new RejectedLines(
+        client === '' ? sourceName : `${sourceName} client ${client}`,
+        this.#log,
+      );
+      this.#rejectedByClient.set(key, found);
+    }
+    return found;
+  }
+
+  /**
+   * Counts the fields a line lost to their type, by event type and field, and says each
+   * (type, field) once on the log, with what was wrong: the line itself went through.
+   */
+  #countDropped(result: DecodeSuccess): void {
+    const type = result.event.type;
+    for (const { field, message } of result.droppedFields!) {
+      if (!this.#metrics.fieldDropped(type, field)) continue;
+      this.#log(
+        `tooltrace sidecar: a ${type} line has ${message}; the field is left out and the event kept (counted in tooltrace_fields_dropped_total, reported once per field)`,
+      );
     }
   }
 
