@@ -9,49 +9,8 @@
  * `view` import it; nothing else reads or writes OTLP by hand.
  * Internal: the package has no `./otlp` entry, `tooltrace/testing` re-exports what its users need.
  */
-export {
-  decodeTraceRequest,
-  decodeLogsRequest,
-  decodeMetricsRequest,
-  decodeTraceProtobuf,
-  OtlpDecodeError,
-  contentTypeOf,
-  otlpEncodingOf,
-  ProtobufReader,
-  WIRE,
-  FIXED32,
-  FIXED64,
-  hexValue,
-  LENGTH_DELIMITED,
-  lengthDelimited,
-  protobufMessage,
-  ProtobufWriter,
-  stringField,
-  stringKeyValue,
-  tag,
-  VARINT,
-  varint,
-  varintSize,
-  ShortStringCache,
-  decodePartialSuccess,
-  decodeRetryInfoDelay,
-  decodeRpcStatus,
-  encodePartialSuccess,
-  encodeRetryStatus,
-  encodeRpcStatus,
-} from './read.js';
-export type {
-  ReceivedSpan,
-  ReceivedSpanEvent,
-  ReceivedSpanLink,
-  ReceivedLogRecord,
-  ReceivedMetricPoint,
-  ReceivedScope,
-  PlainValue,
-  OtlpEncoding,
-  PartialSuccess,
-  RpcStatus,
-} from './read.js';
+// Everything read.ts names (the half that needs no SDK), then the encoders of SDK spans.
+export * from './read.js';
 export { OtlpTraceEncoder } from './otlp-trace-encoder.js';
 export { OtlpJsonTraceEncoder } from './otlp-json-encoder.js';
 export { NumberTypes } from './number-types.js';
