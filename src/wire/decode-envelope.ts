@@ -17,8 +17,7 @@ import { describeValue } from './describe-value.js';
 import type { DroppedField } from './dropped-field.js';
 import { findJsonProblem, formatJsonPath } from './find-json-problem.js';
 import { parseRfc3339Nano } from './rfc3339.js';
-import { isAgentEventType, normalizeAgentPayload } from './agent-payloads.js';
-import { checkToolStreamPayload, normalizeToolCall, normalizeToolResult } from './tool-payloads.js';
+import { normalizePayload } from './payload-fields.js';
 import { isValidTraceparent } from './traceparent.js';
 import { isWellFormed } from './well-formed.js';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LINE_BYTES } from './wire-limits.js';
@@ -44,7 +43,6 @@ export interface DecodeOptions {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const BYTE_ORDER_MARK = 0xfeff;
 const MAX_MESSAGE_DETAIL = 200;
-const TOOL_STREAM_PREFIX = 'tool.stream.';
 /**
  * Where one line's dropped fields are collected: decoding is synchronous, so one list serves
  * every line, and a line with none (nearly all) allocates nothing for them.
@@ -191,23 +189,8 @@ function decodeRecord(record: Record<string, unknown>): DecodeResult {
     return wrongType('agent_id', 'a string', agentId);
   }
 
-  let payload = record.payload;
-  if (type === TOOL_INVOKE) {
-    const call = normalizeToolCall(payload, dropped);
-    if (isDecodeFailure(call)) return call;
-    payload = call;
-  } else if (type === TOOL_RESULT) {
-    const result = normalizeToolResult(payload, dropped);
-    if (isDecodeFailure(result)) return result;
-    payload = result;
-  } else if (type.startsWith(TOOL_STREAM_PREFIX)) {
-    const failure = checkToolStreamPayload(payload, type, dropped);
-    if (failure !== undefined) return failure;
-  } else if (isAgentEventType(type)) {
-    const normalized = normalizeAgentPayload(type, payload, dropped);
-    if (isDecodeFailure(normalized)) return normalized;
-    payload = normalized;
-  }
+  const payload = normalizePayload(type, record.payload, dropped);
+  if (payload !== record.payload && isDecodeFailure(payload)) return payload;
 
   const causation: Partial<Causation> = {
     parentId: typeof parentId === 'string' ? parentId : '',
