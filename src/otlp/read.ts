@@ -9,30 +9,14 @@ export type { ReceivedSpan, ReceivedSpanEvent, ReceivedSpanLink } from './receiv
 export type { ReceivedLogRecord } from './received-log-record.js';
 export type { ReceivedMetricPoint } from './received-metric-point.js';
 export type { ReceivedScope } from './received-scope.js';
-export type { PlainValue } from './any-value.js';
 export { decodeTraceRequest } from './decode-trace-request.js';
 export { decodeLogsRequest } from './decode-logs-request.js';
 export { decodeMetricsRequest } from './decode-metrics-request.js';
-export { decodeTraceProtobuf } from './decode-trace-protobuf.js';
 export { OtlpDecodeError } from './otlp-decode-error.js';
 export { contentTypeOf, otlpEncodingOf } from './otlp-encoding.js';
 export type { OtlpEncoding } from './otlp-encoding.js';
 export { ProtobufReader, WIRE } from './protobuf-reader.js';
-export {
-  FIXED32,
-  FIXED64,
-  hexValue,
-  LENGTH_DELIMITED,
-  lengthDelimited,
-  protobufMessage,
-  ProtobufWriter,
-  stringField,
-  stringKeyValue,
-  tag,
-  VARINT,
-  varint,
-  varintSize,
-} from './protobuf-writer.js';
+export { lengthDelimited, tag, varint } from './protobuf-writer.js';
 export { ShortStringCache } from './short-string-cache.js';
 export {
   decodePartialSuccess,
@@ -42,4 +26,4 @@ export {
   encodeRetryStatus,
   encodeRpcStatus,
 } from './otlp-response.js';
-export type { PartialSuccess, RpcStatus } from './otlp-response.js';
+export type { RpcStatus } from './otlp-response.js';
