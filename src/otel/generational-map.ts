@@ -30,9 +30,4 @@ export class GenerationalMap<V> {
   get size(): number {
     return this.#current.size + this.#previous.size;
   }
-
-  clear(): void {
-    this.#current = new Map();
-    this.#previous = new Map();
-  }
 }

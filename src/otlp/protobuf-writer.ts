@@ -125,13 +125,6 @@ export class ProtobufWriter {
     this.position += 4;
   }
 
-  /** The eight bytes of a `fixed64` (a packed element, or a field's value). */
-  fixed64(value: bigint): void {
-    this.ensure(8);
-    this.view.setBigUint64(this.position, BigInt.asUintN(64, value), true);
-    this.position += 8;
-  }
-
   /** The eight bytes of a `fixed64` from its 32-bit halves (unchecked). */
   fixed64Halves(low: number, high: number): void {
     this.view.setUint32(this.position, low >>> 0, true);

@@ -109,11 +109,6 @@ export class FileTailer {
     this.#rotateWaitMs = options.rotateWaitMs ?? 5000;
   }
 
-  /** Inode of the file being read, `-1` before it was opened. */
-  get inode(): number {
-    return this.#inode;
-  }
-
   /** Offset of the next byte to read. */
   get position(): number {
     return this.#position;

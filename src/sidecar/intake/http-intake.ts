@@ -98,11 +98,6 @@ export class HttpIntake {
     return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   }
 
-  /** Connections open now. */
-  get connections(): number {
-    return this.#limiter.open;
-  }
-
   /**
    * Stops accepting connections and waits for open requests to finish; connections still open
    * after `graceMs` (a client keeping a busy keep-alive connection) are cut. Safe to call twice.
