@@ -9,8 +9,36 @@
  * `view` import it; nothing else reads or writes OTLP by hand.
  * Internal: the package has no `./otlp` entry, `tooltrace/testing` re-exports what its users need.
  */
-// Everything read.ts names (the half that needs no SDK), then the encoders of SDK spans.
-export * from './read.js';
+export {
+  decodeTraceRequest,
+  decodeLogsRequest,
+  decodeMetricsRequest,
+  OtlpDecodeError,
+  contentTypeOf,
+  otlpEncodingOf,
+  ProtobufReader,
+  WIRE,
+  lengthDelimited,
+  tag,
+  varint,
+  ShortStringCache,
+  decodePartialSuccess,
+  decodeRetryInfoDelay,
+  decodeRpcStatus,
+  encodePartialSuccess,
+  encodeRetryStatus,
+  encodeRpcStatus,
+} from './read.js';
+export type {
+  ReceivedSpan,
+  ReceivedSpanEvent,
+  ReceivedSpanLink,
+  ReceivedLogRecord,
+  ReceivedMetricPoint,
+  ReceivedScope,
+  OtlpEncoding,
+  RpcStatus,
+} from './read.js';
 export { OtlpTraceEncoder } from './otlp-trace-encoder.js';
 export { OtlpJsonTraceEncoder } from './otlp-json-encoder.js';
 export { NumberTypes } from './number-types.js';
