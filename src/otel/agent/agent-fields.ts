@@ -11,6 +11,7 @@ import type {
   SubagentSpawn,
   TurnInfo,
 } from '../../events/index.js';
+import { fieldsOf, text } from '../loose-fields.js';
 
 /**
  * Reading agent payloads as the camelCase payload types of the events module, their one
@@ -20,23 +21,11 @@ import type {
  * span rather than an error.
  */
 
-type Loose<T> = { readonly [K in keyof T]?: unknown };
-
 /** Every field any `llm.*` payload carries. */
 type LlmPayload = LlmRequest & LlmResponse & LlmError;
 
 /** Every field any `subagent.*` payload carries. */
 type SubagentPayload = SubagentSpawn & SubagentIteration & SubagentComplete;
-
-const EMPTY = {};
-
-function fieldsOf<T>(payload: unknown): Loose<T> {
-  return payload !== null && typeof payload === 'object' ? payload : EMPTY;
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
-}
 
 function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;

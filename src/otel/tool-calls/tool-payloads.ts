@@ -1,4 +1,5 @@
 import type { ToolCall, ToolResult, ToolStreamBase } from '../../events/index.js';
+import { fieldsOf, text } from '../loose-fields.js';
 
 /**
  * Reading tool payloads as the typed payloads of the events module (`ToolCall`, `ToolResult`,
@@ -34,18 +35,6 @@ export interface ResultFields {
   turnId: string;
   /** Span attributes the result carries (`attributes`), unchecked. */
   attributes: unknown;
-}
-
-type Loose<T> = { readonly [K in keyof T]?: unknown };
-
-const EMPTY = {};
-
-function fieldsOf<T>(payload: unknown): Loose<T> {
-  return payload !== null && typeof payload === 'object' ? payload : EMPTY;
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
 }
 
 /** The fields of a `tool.invoke` payload. */
