@@ -228,9 +228,8 @@ describe('ChannelTools served by serveMcpTools on the 2.x McpServer, MCP 2026-07
 
 /**
  * The tasks extension's scenarios (io.modelcontextprotocol/tasks, SEP-2663; the suite runs them
- * unscored, `--force` at 2026-07-28). Not here: tasks-mrtr-composition, whose tool gathers input
- * with input_required rounds before it becomes a task (serveMcpTools makes a task of the first
- * request of a client that declared the extension, and asks its questions through tasks/get).
+ * unscored, `--force` at 2026-07-28), tasks-mrtr-composition among them: its tool asks as its
+ * first act, so its question is an input_required round of tools/call and the task comes after.
  */
 const TASK_SCENARIOS = [
   'tasks-lifecycle',
@@ -242,6 +241,7 @@ const TASK_SCENARIOS = [
   'tasks-dispatch-and-envelope',
   'tasks-status-notifications',
   'tasks-required-task-error',
+  'tasks-mrtr-composition',
 ];
 
 describe('ChannelTools served as MCP 2026-07-28 tasks (the extension) on the 2.x McpServer', () => {

@@ -221,7 +221,7 @@ describe('mcpTools calling an MCP 2026-07-28 task server (the tasks extension)',
     const client = await taskClient(await serve(side));
     const [indexer] = await mcpTools(client, { taskMinPollInterval: 10 });
     const controller = new AbortController();
-    const channel = indexer!.stream(controller.signal, { steps: 100, stepMs: 1000 });
+    const channel = await indexer!.stream(controller.signal, { steps: 100, stepMs: 1000 });
     let events = 0;
     for await (const event of channel) {
       void event;

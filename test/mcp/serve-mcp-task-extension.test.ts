@@ -23,27 +23,37 @@ afterEach(async () => {
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 
-/** Indexes a folder in steps; asks first when told to; stops when its signal aborts. */
+/**
+ * Indexes a folder in steps; asks to go on (after a first note, `ask`; as its very first act,
+ * `askFirst`) when told to, the answer's `name` in its result; stops when its signal aborts.
+ */
 const indexer: McpServedTool = {
   tool: {
     name: 'index_folder',
     async *stream(signal, input, context): AsyncGenerator<ToolEvent> {
-      if (input.ask === true) {
+      let by = '';
+      if (input.ask === true || input.askFirst === true) {
+        if (input.ask === true) yield { kind: 'progress', progress: 0, payload: 'looking' };
         const answer = await context!.requestInput!({
           key: 'confirm',
           method: 'elicitation/create',
           params: { message: 'Index it?', requestedSchema: { type: 'object', properties: {} } },
         });
         if (answer.action !== 'accept') throw new Error('not confirmed');
+        by = String((answer.content as { name?: unknown } | undefined)?.name ?? '');
       }
       for (const step of [1, 2]) {
         yield { kind: 'progress', progress: step / 2, payload: `step ${step}` };
         await sleep(Number(input.stepMs ?? 20), undefined, { signal });
       }
-      yield { kind: 'complete', payload: { files: 12 } };
+      yield { kind: 'complete', payload: by === '' ? { files: 12 } : { files: 12, by } };
     },
   },
-  inputSchema: { ask: z.boolean().optional(), stepMs: z.number().optional() },
+  inputSchema: {
+    ask: z.boolean().optional(),
+    askFirst: z.boolean().optional(),
+    stepMs: z.number().optional(),
+  },
   execution: { taskSupport: 'required' },
 };
 
@@ -139,6 +149,35 @@ describe('serveMcpTools() on a 2.x McpServer: the MCP 2026-07-28 tasks extension
     expect(ack.result).toMatchObject({ resultType: 'complete' });
     expect(ack.result).not.toHaveProperty('status');
     await until(taskId, 'completed');
+    const span = await harness.span('execute_tool index_folder');
+    expect(
+      span.events
+        .map((event) => event.attributes['tooltrace.mcp.input.status'])
+        .filter((status) => status !== undefined),
+    ).toEqual(['requested', 'accepted']);
+  });
+
+  it('asks a tool’s first questions in input_required rounds of tools/call, then answers with the task (SEP-2322 before SEP-2663)', async () => {
+    harness = await startTracingHarness();
+    await serve(harness.bus);
+    const first = await rpc('tools/call', { name: 'index_folder', arguments: { askFirst: true } });
+    expect(first.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { confirm: { method: 'elicitation/create' } },
+    });
+    expect(first.result).not.toHaveProperty('taskId');
+    const second = await rpc('tools/call', {
+      name: 'index_folder',
+      arguments: { askFirst: true },
+      inputResponses: { confirm: { action: 'accept', content: { name: 'Alice' } } },
+      requestState: first.result!.requestState,
+    });
+    expect(second.result).toMatchObject({ resultType: 'task', status: 'working' });
+    expect(second.result).not.toHaveProperty('requestState');
+    expect(second.result).not.toHaveProperty('inputRequests');
+    const done = await until(second.result!.taskId as string, 'completed');
+    expect(done.result).toMatchObject({ structuredContent: { files: 12, by: 'Alice' } });
+    // One call, one span: the round and the task.
     const span = await harness.span('execute_tool index_folder');
     expect(
       span.events
