@@ -40,7 +40,8 @@ const indexer: McpServedTool = {
           params: { message: 'Index it?', requestedSchema: { type: 'object', properties: {} } },
         });
         if (answer.action !== 'accept') throw new Error('not confirmed');
-        by = String((answer.content as { name?: unknown } | undefined)?.name ?? '');
+        const name = (answer.content as { name?: unknown } | undefined)?.name;
+        by = typeof name === 'string' ? name : '';
       }
       for (const step of [1, 2]) {
         yield { kind: 'progress', progress: step / 2, payload: `step ${step}` };
