@@ -9,6 +9,7 @@ import { TOOL_RESULT, type ToolResult } from '../src/events/index.js';
 import { ROOT } from '../test/demo/cli-process.js';
 import {
   startConformanceServer,
+  startSdkAloneServer,
   type ConformanceServer,
   type SdkLine,
 } from './conformance-servers.js';
@@ -222,6 +223,34 @@ describe('ChannelTools served by serveMcpTools on the 2.x McpServer, MCP 2026-07
         expect(results.filter((result) => result.name === tool)).toHaveLength(calls);
         expect(results).toHaveLength(calls);
       }
+    },
+  );
+});
+
+/**
+ * The baseline: the same tools registered on the 2.x `McpServer` alone (no tooltrace) pass the
+ * same tools-scope scenarios, so "through serveMcpTools" and "on the SDK alone" are one list. (Of
+ * the 37 server scenarios the 2026-07-28 requirements list, the other 12 need prompts, resources
+ * or completions: neither server has them.)
+ */
+describe('the same tools on the 2.x McpServer alone (no tooltrace), MCP 2026-07-28', () => {
+  let server: ConformanceServer;
+  beforeAll(async () => {
+    server = await startSdkAloneServer();
+  });
+  afterAll(() => server.close());
+
+  it.each(SERVER_SCENARIOS_2026.map(([scenario]) => scenario))(
+    'passes the suite’s %s scenario',
+    async (scenario) => {
+      const { checks, code } = await conformance(
+        ['server', '--url', server.url, '--scenario', scenario, '--spec-version', '2026-07-28'],
+        CLI_2026,
+      );
+      const judged = outcomes(checks);
+      expect(judged.length).toBeGreaterThan(0);
+      expect(judged.filter((outcome) => outcome.includes(': FAILURE'))).toEqual([]);
+      expect(code).toBe(0);
     },
   );
 });
