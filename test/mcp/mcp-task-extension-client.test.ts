@@ -268,3 +268,84 @@ describe('mcpTools calling an MCP 2026-07-28 task server (the tasks extension)',
     await expect.poll(() => side.aborted).toEqual(['index_folder']);
   });
 });
+
+describe('mcpTools calling a 2026-07-28 task server that misbehaves', () => {
+  /** A server whose one tool answers with a task it scripts: each tasks/get the next status. */
+  async function hostile(statuses: Record<string, unknown>[], created: Record<string, unknown>) {
+    const polledAt: number[] = [];
+    http = await startModernHttpServer(() => {
+      const server = new McpServer({ name: 'hostile', version: '2.0.0' });
+      server.registerTool(
+        'scripted',
+        { description: 'a scripted task' },
+        () =>
+          ({
+            resultType: 'task',
+            taskId: 'task-1',
+            status: 'working',
+            ...created,
+          }) as never,
+      );
+      (
+        server.server as unknown as {
+          setRequestHandler(method: string, schemas: object, handler: () => unknown): void;
+        }
+      ).setRequestHandler(
+        'tasks/get',
+        {
+          params: {
+            '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) },
+          },
+        },
+        () => {
+          polledAt.push(performance.now());
+          const next = statuses[Math.min(polledAt.length - 1, statuses.length - 1)]!;
+          return { resultType: 'complete', taskId: 'task-1', ...next };
+        },
+      );
+      return server;
+    });
+    return polledAt;
+  }
+
+  it('holds a pollIntervalMs of 0 to taskMinPollInterval, and refuses an unknown status by name', async () => {
+    const polledAt = await hostile(
+      [{ status: 'working' }, { status: 'working' }, { status: 'exploded' }],
+      { pollIntervalMs: 0, ttlMs: 1e12 },
+    );
+    const client = await taskClient(http!.url);
+    const bus = new EventBus();
+    attachTools(bus, await mcpTools(client, { taskMinPollInterval: 40 }));
+
+    const result = await callTool(bus, { id: 'tc_1', name: 'scripted', arguments: {} });
+
+    expect(result.error).toMatch(/MCP task task-1 reported status "exploded"/);
+    expect(polledAt).toHaveLength(3);
+    // A timer never fires early: each poll waited at least the floor, whatever the server asked.
+    for (let poll = 1; poll < polledAt.length; poll += 1) {
+      expect(polledAt[poll]! - polledAt[poll - 1]!).toBeGreaterThanOrEqual(35);
+    }
+  });
+
+  it('fails a task that completes without a result, naming it', async () => {
+    await hostile([{ status: 'completed' }], { pollIntervalMs: 10 });
+    const client = await taskClient(http!.url);
+    const bus = new EventBus();
+    attachTools(bus, await mcpTools(client, { taskMinPollInterval: 10 }));
+
+    const result = await callTool(bus, { id: 'tc_1', name: 'scripted', arguments: {} });
+
+    expect(result.error).toBe('MCP task task-1 completed without a result object');
+  });
+
+  it('ends at the task’s ttlMs when it is shorter than taskDeadline: the server forgets it then', async () => {
+    await hostile([{ status: 'working' }], { pollIntervalMs: 10, ttlMs: 120 });
+    const client = await taskClient(http!.url);
+    const bus = new EventBus();
+    attachTools(bus, await mcpTools(client, { taskMinPollInterval: 10 }));
+
+    const result = await callTool(bus, { id: 'tc_1', name: 'scripted', arguments: {} });
+
+    expect(result.error).toMatch(/still "working" after 120 ms \(the task's ttlMs\)/);
+  });
+});
