@@ -187,6 +187,28 @@ describe('serveMcpTools() on a 2.x McpServer: the MCP 2026-07-28 tasks extension
     ).toEqual(['requested', 'accepted']);
   });
 
+  it('makes a task at once of a tool that waits before it streams or asks: the request is not held', async () => {
+    const quiet: McpServedTool = {
+      tool: {
+        name: 'quiet_job',
+        async *stream(signal): AsyncGenerator<ToolEvent> {
+          await sleep(300, undefined, { signal });
+          yield { kind: 'complete', payload: 'done quietly' };
+        },
+      },
+      execution: { taskSupport: 'required' },
+    };
+    http = await startModernHttpServer(() => {
+      const server = new McpServer({ name: 'quiet', version: '2.0.0' });
+      serveMcpTools(server, [quiet], { taskPollInterval: 100 });
+      return server;
+    });
+    const created = await rpc('tools/call', { name: 'quiet_job', arguments: {} });
+    expect(created.result).toMatchObject({ resultType: 'task', status: 'working' });
+    const done = await until(created.result!.taskId as string, 'completed');
+    expect(done.result).toMatchObject({ content: [{ type: 'text', text: 'done quietly' }] });
+  });
+
   it('cancels cooperatively: tasks/cancel is acked at once and aborts the tool, its call cancelled', async () => {
     const bus = new EventBus();
     const results: ToolResult[] = [];
