@@ -98,6 +98,11 @@ export async function followExtensionTask(
   try {
     for (;;) {
       seen.record(task);
+      // A CreateTaskResult names a task that ended at once but inlines nothing: ask for it.
+      if (task.status === 'completed' && task.result === undefined && polls === 0) {
+        task = await get();
+        continue;
+      }
       if (TERMINAL.has(task.status)) break;
       if (task.status === 'input_required' && task.inputRequests !== undefined) {
         // Keys answered already are not answered twice (a server may list them until it reads

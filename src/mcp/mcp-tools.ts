@@ -130,7 +130,10 @@ export interface McpToolsOptions {
 export interface McpChannelTool extends ChannelTool {
   /** The tool's definition from `tools/list` (description, input schema, annotations). */
   readonly definition: McpToolDefinition;
-  /** Whether a call runs as an MCP task (see {@link McpToolsOptions.tasks}). */
+  /**
+   * Whether a call runs as an MCP 2025-11-25 task (see {@link McpToolsOptions.tasks}). On the 2.x
+   * client a 2026-07-28 server decides per call, and a task it makes is followed whatever this says.
+   */
   readonly runsAsTask: boolean;
 }
 

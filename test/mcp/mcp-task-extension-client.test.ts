@@ -327,6 +327,22 @@ describe('mcpTools calling a 2026-07-28 task server that misbehaves', () => {
     }
   });
 
+  it('asks tasks/get for the result of a task created completed (a CreateTaskResult inlines none)', async () => {
+    const polledAt = await hostile(
+      [{ status: 'completed', result: { content: [{ type: 'text', text: 'at once' }] } }],
+      { status: 'completed', pollIntervalMs: 10 },
+    );
+    const client = await taskClient(http!.url);
+    const bus = new EventBus();
+    attachTools(bus, await mcpTools(client, { taskMinPollInterval: 10 }));
+
+    const result = await callTool(bus, { id: 'tc_1', name: 'scripted', arguments: {} });
+
+    expect(result.error).toBeUndefined();
+    expect(JSON.parse(result.output)).toEqual({ content: [{ type: 'text', text: 'at once' }] });
+    expect(polledAt).toHaveLength(1);
+  });
+
   it('fails a task that completes without a result, naming it', async () => {
     await hostile([{ status: 'completed' }], { pollIntervalMs: 10 });
     const client = await taskClient(http!.url);
