@@ -81,6 +81,15 @@ export type EventBusStats = EventRingStats;
 const EMPTY: readonly Subscription[] = [];
 const NONE: DispatchList = { subscriptions: EMPTY, framed: false };
 
+/** See {@link emitAnswered}; set by the class's static block, which can reach its private parts. */
+let emitWithAnswer: <T, R>(
+  bus: EventBus,
+  type: string,
+  payload: T,
+  options: EmitOptions,
+  answer: (event: BusEvent<T>) => R,
+) => { event: BusEvent<T>; answered: boolean; value?: R; error?: unknown };
+
 /**
  * An in-process event bus whose events carry causation. Dispatch is synchronous: `emit` returns
  * after every handler ran. Work a handler starts asynchronously (a promise, a timer,
@@ -88,6 +97,11 @@ const NONE: DispatchList = { subscriptions: EMPTY, framed: false };
  * A handler that throws or rejects never stops the others; the bus reports it as `core.error`.
  */
 export class EventBus {
+  static {
+    emitWithAnswer = (bus, type, payload, options, answer) =>
+      bus.#emitAnswered(type, payload, options, answer);
+  }
+
   readonly #typed = new Map<string, Subscription[]>();
   #all: Subscription[] = [];
   /** Merged, sorted handler lists per type; rebuilt lazily after any (un)subscribe. */
@@ -173,6 +187,53 @@ export class EventBus {
     this.#dispatch(event, true);
     const veto = event.payload.veto as Partial<VetoDecision> | undefined;
     return { vetoed: veto?.vetoed === true, reason: String(veto?.reason ?? '') };
+  }
+
+  /**
+   * {@link emit}, with `answer` delivered as one more handler of this event only: where a
+   * handler subscribed now with the default priority would run (after every handler of priority
+   * 0 or less, before those of a higher one), inside the dispatch frame. What subscribing it
+   * around the emit did, without changing the handler lists (each change made every type's list
+   * be sorted again) or allocating a subscription and its unsubscribe per call.
+   */
+  #emitAnswered<T, R>(
+    type: string,
+    payload: T,
+    options: EmitOptions,
+    answer: (event: BusEvent<T>) => R,
+  ): { event: BusEvent<T>; answered: boolean; value?: R; error?: unknown } {
+    checkType(type);
+    const event = this.#build<T>(type, payload, options);
+    this.#ring.push(event);
+    const outcome: { event: BusEvent<T>; answered: boolean; value?: R; error?: unknown } = {
+      event,
+      answered: false,
+    };
+    const list = this.#handlersFor(type).subscriptions;
+    const deliver = (): void => {
+      let index = 0;
+      for (; index < list.length; index += 1) {
+        const subscription = list[index]!;
+        if (subscription.priority > 0) break;
+        this.#deliverOne(subscription, event);
+      }
+      outcome.answered = true;
+      try {
+        outcome.value = this.#inScope(answer as unknown as EventHandler, event) as unknown as R;
+      } catch (error) {
+        outcome.error = error;
+      }
+      for (; index < list.length; index += 1) this.#deliverOne(list[index]!, event);
+    };
+    if (this.#dispatchFrames) runInFrame(this.#frameFor(event), deliver);
+    else deliver();
+    return outcome;
+  }
+
+  #deliverOne(subscription: Subscription, event: BusEvent): void {
+    if (!subscription.active) return;
+    if (subscription.backlog !== undefined) subscription.backlog.push(event);
+    else this.#deliver(subscription, event);
   }
 
   /** Subscribes `handler` to events of `type`. Returns a function that unsubscribes it. */
@@ -287,8 +348,18 @@ export class EventBus {
 
   #build<T>(type: string, payload: T, init: EmitOptions | undefined): BusEvent<T> {
     const sequence = ++this.#sequence;
-    const frame = this.#frame();
     const given = init?.causation;
+    // An emitter that gives every inherited field (an adapter's stream events, a journal line)
+    // needs no look-up of the current frame.
+    const frame =
+      given !== undefined &&
+      given.parentId !== undefined &&
+      given.parentSeq !== undefined &&
+      given.sessionId !== undefined &&
+      given.agentId !== undefined &&
+      given.depth !== undefined
+        ? undefined
+        : this.#frame();
     const causation: Causation = {
       parentId: given?.parentId ?? frame?.parentId ?? '',
       parentSeq: given?.parentSeq ?? frame?.parentSeq ?? 0,
@@ -352,15 +423,19 @@ export class EventBus {
       if (subscription.filter !== undefined && !subscription.filter(event as BusEvent<never>)) {
         return;
       }
-      const handler = subscription.handler as EventHandler;
-      const runner = this.#scopes.length === 0 ? undefined : this.#runnerFor(event);
-      const result = runner === undefined ? handler(event) : runner(handler, event);
+      const result = this.#inScope(subscription.handler as EventHandler, event);
       if (result !== undefined && result !== null && typeof result.then === 'function') {
         this.#track(result, subscription, event);
       }
     } catch (error) {
       this.#fail(error, subscription, event);
     }
+  }
+
+  /** Runs `handler(event)` in the scope the dispatch scopes give for `event`, if any. */
+  #inScope(handler: EventHandler, event: BusEvent): ReturnType<EventHandler> {
+    const runner = this.#scopes.length === 0 ? undefined : this.#runnerFor(event);
+    return runner === undefined ? handler(event) : runner(handler, event);
   }
 
   /** The scope a handler of `event` runs in: the scopes given, outermost first. */
@@ -585,4 +660,22 @@ function definedFields(context: CausationContext): CausationContext {
   if (context.agentId !== undefined) result.agentId = context.agentId;
   if (context.depth !== undefined) result.depth = context.depth;
   return result;
+}
+
+/**
+ * Emits `payload` as an event of `type` on `bus` with `answer` run as one more of its handlers,
+ * for this event only, where a handler subscribed now with the default priority would run: after
+ * the subscribers that come first (the tracer, whose dispatch scope then runs `answer` inside the
+ * call's span), inside the dispatch frame. Returns the event and what `answer` returned or threw
+ * (not reported on the bus: the caller rethrows it). Internal: `runAsInvokeHandler` answers a
+ * call's `tool.invoke` with it.
+ */
+export function emitAnswered<T, R>(
+  bus: EventBus,
+  type: string,
+  payload: T,
+  options: EmitOptions,
+  answer: (event: BusEvent<T>) => R,
+): { event: BusEvent<T>; answered: boolean; value?: R; error?: unknown } {
+  return emitWithAnswer(bus, type, payload, options, answer);
 }
