@@ -386,6 +386,7 @@ export class EventBus {
       init?.source,
       payload,
       causation,
+      id === undefined,
     );
   }
 

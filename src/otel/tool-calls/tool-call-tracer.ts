@@ -143,7 +143,9 @@ export class ToolCallTracer {
     const invokeId = this.#core.idOf(event);
     const fields = readInvoke(event.payload);
     const { sessionId, parentId } = event.causation;
-    let open = invokeId === '' ? undefined : this.#open.byInvokeId(invokeId);
+    // An invoke whose id the bus drew just now cannot be open, ended or a duplicate by its id.
+    const isNew = invokeId !== '' && this.#core.isNewEvent(event);
+    let open = invokeId === '' || isNew ? undefined : this.#open.byInvokeId(invokeId);
     if (open === undefined && (invokeId === '' || this.#open.pairsByCallId)) {
       open = this.#open.byCallId(sessionId, fields.callId);
     }
@@ -158,7 +160,7 @@ export class ToolCallTracer {
       }
     }
     if (invokeId !== '') {
-      if (this.#ended.has(invokeId)) {
+      if (!isNew && this.#ended.has(invokeId)) {
         this.#counts.duplicateEvents += 1;
         return;
       }
