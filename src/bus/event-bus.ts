@@ -5,6 +5,7 @@ import type { DispatchScope, ScopeRunner } from './dispatch-scope.js';
 import { currentFrame, runInFrame, type DispatchFrame } from './dispatch-context.js';
 import { newEventId } from './event-id.js';
 import { isFrameless } from './frameless-handler.js';
+import { quickPathOf, type QuickPath } from './quick-path.js';
 import { EventRing, type EventRingStats } from './event-ring.js';
 import { CORE_ERROR, type CoreErrorPayload } from './core-error.js';
 import type { EventHandler, SubscribeOptions } from './subscribe-options.js';
@@ -61,6 +62,8 @@ interface Subscription {
   readonly source: string;
   /** Whether the handler runs inside a dispatch frame (all but the ones marked frameless). */
   readonly framed: boolean;
+  /** What the handler can do without the event object (see {@link QuickPath}). */
+  readonly quick: QuickPath | undefined;
   active: boolean;
   /** Set while a replaying subscriber catches up: live events wait here. */
   backlog: BusEvent[] | undefined;
@@ -81,6 +84,9 @@ export type EventBusStats = EventRingStats;
 const EMPTY: readonly Subscription[] = [];
 const NONE: DispatchList = { subscriptions: EMPTY, framed: false };
 
+/** See {@link emitQuiet}; set by the class's static block. */
+let emitWithoutEvent: (bus: EventBus, type: string, payload: unknown, options: EmitOptions) => void;
+
 /** See {@link emitAnswered}; set by the class's static block, which can reach its private parts. */
 let emitWithAnswer: <T, R>(
   bus: EventBus,
@@ -100,6 +106,7 @@ export class EventBus {
   static {
     emitWithAnswer = (bus, type, payload, options, answer) =>
       bus.#emitAnswered(type, payload, options, answer);
+    emitWithoutEvent = (bus, type, payload, options) => bus.#emitQuiet(type, payload, options);
   }
 
   readonly #typed = new Map<string, Subscription[]>();
@@ -228,6 +235,57 @@ export class EventBus {
     if (this.#dispatchFrames) runInFrame(this.#frameFor(event), deliver);
     else deliver();
     return outcome;
+  }
+
+  /**
+   * {@link emit} for an emitter that does not need the event back. When the one subscriber of
+   * `type` has a quick path (see {@link QuickPath}), needs no frame, sees every event (no filter,
+   * no backlog) and no ring keeps events, it is offered the event's parts first; only if it
+   * declines is the event built and dispatched. The event's sequence number is taken either way,
+   * so the events that follow are numbered as they would be.
+   */
+  #emitQuiet(type: string, payload: unknown, options: EmitOptions): void {
+    checkType(type);
+    const causation = options.causation;
+    if (
+      causation !== undefined &&
+      causation.parentId !== undefined &&
+      options.id === undefined &&
+      options.timestamp === undefined &&
+      this.#ring.capacity === 0
+    ) {
+      const list = this.#handlersFor(type).subscriptions;
+      const only = list.length === 1 ? list[0]! : undefined;
+      const quick = only?.quick;
+      if (
+        quick !== undefined &&
+        !only!.framed &&
+        only!.active &&
+        only!.filter === undefined &&
+        only!.backlog === undefined
+      ) {
+        const time = options.timeUnixNano ?? nowUnixNano();
+        const sequence = ++this.#sequence;
+        let taken: boolean;
+        try {
+          taken = quick(type, payload, causation, time);
+        } catch {
+          // A quick path that throws has reported it itself; the event goes the long way.
+          taken = false;
+        }
+        if (taken) return;
+        const event = this.#build(type, payload, {
+          ...options,
+          timeUnixNano: time,
+          causation: { ...causation, sequence: causation.sequence ?? sequence },
+        });
+        // #build drew a sequence number of its own: the event keeps the one it was offered with.
+        this.#sequence -= 1;
+        this.#dispatch(event, false);
+        return;
+      }
+    }
+    this.#dispatch(this.#build(type, payload, options), false);
   }
 
   #deliverOne(subscription: Subscription, event: BusEvent): void {
@@ -516,6 +574,7 @@ export class EventBus {
       filter,
       source,
       framed: !isFrameless(handler),
+      quick: quickPathOf(handler),
       active: true,
       backlog: replay ? [] : undefined,
     };
@@ -679,4 +738,19 @@ export function emitAnswered<T, R>(
   answer: (event: BusEvent<T>) => R,
 ): { event: BusEvent<T>; answered: boolean; value?: R; error?: unknown } {
   return emitWithAnswer(bus, type, payload, options, answer);
+}
+
+/**
+ * Emits `payload` as an event of `type` on `bus`, for an emitter that does not need the event
+ * back (an adapter's stream events): a subscriber with a quick path may record it without the
+ * event being built (see {@link QuickPath}). What any subscriber observes is what {@link
+ * EventBus.emit} would give it. Internal.
+ */
+export function emitQuiet(
+  bus: EventBus,
+  type: string,
+  payload: unknown,
+  options: EmitOptions,
+): void {
+  emitWithoutEvent(bus, type, payload, options);
 }

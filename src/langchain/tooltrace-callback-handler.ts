@@ -5,6 +5,7 @@ import type { LLMResult } from '@langchain/core/outputs';
 import type { ChainValues } from '@langchain/core/utils/types';
 import type { Causation, EmitOptions, EventBus, ScopeRunner } from '../bus/index.js';
 import { captureContext } from '../bus/dispatch-context.js';
+import { emitQuiet } from '../bus/event-bus.js';
 import {
   AGENT_TURN_END,
   AGENT_TURN_START,
@@ -330,7 +331,7 @@ export class TooltraceCallbackHandler extends BaseCallbackHandler {
         sequence: ++run.streamSequence,
         payload: chunk,
       };
-      this.#emit(TOOL_STREAM_PARTIAL, partial, run, run.anchor);
+      emitQuiet(this.#bus, TOOL_STREAM_PARTIAL, partial, this.#options(run, run.anchor));
     });
   }
 
@@ -359,7 +360,7 @@ export class TooltraceCallbackHandler extends BaseCallbackHandler {
           progress,
           payload: data,
         };
-        this.#emit(TOOL_STREAM_PROGRESS, event, tool, tool.anchor);
+        emitQuiet(this.#bus, TOOL_STREAM_PROGRESS, event, this.#options(tool, tool.anchor));
         return;
       }
       this.#emit(customEventType(eventName), data, run, run.anchor);

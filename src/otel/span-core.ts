@@ -96,7 +96,9 @@ export class SpanCore {
     this.#errorText = new ContentCapture(maxContentBytes, redact, onRedactError);
     this.idOf = stableEventIdReader(options.stableEventId, this.errors);
     this.isNewEvent =
-      options.stableEventId === undefined ? DispatchedEvent.hasDrawnId : () => false;
+      options.stableEventId === undefined
+        ? (event: BusEvent) => DispatchedEvent.hasDrawnId(event)
+        : () => false;
   }
 
   /** Error messages are shown whatever the capture setting, so they are always cut and redacted. */
