@@ -1,5 +1,5 @@
 import type { CurrentCausation, EmitOptions, EventBus } from '../bus/index.js';
-import { emitQuiet } from '../bus/event-bus.js';
+import { emitQuiet, emitVetoableQuiet } from '../bus/event-bus.js';
 import { ToolCancelledError } from '../errors/index.js';
 import {
   BEFORE_TOOL_RESULT,
@@ -81,7 +81,7 @@ export class TracedExecution {
     if (this.#settled) return;
     this.#settled = true;
     this.#signal?.removeEventListener('abort', this.#onAbort);
-    const veto = this.#bus.emitVetoable(BEFORE_TOOL_RESULT, result, this.#emitOptions);
+    const veto = emitVetoableQuiet(this.#bus, BEFORE_TOOL_RESULT, result, this.#emitOptions);
     if (!veto.vetoed) this.#bus.emit(TOOL_RESULT, result, this.#emitOptions);
   }
 

@@ -86,6 +86,13 @@ const NONE: DispatchList = { subscriptions: EMPTY, framed: false };
 
 /** See {@link emitQuiet}; set by the class's static block. */
 let emitWithoutEvent: (bus: EventBus, type: string, payload: unknown, options: EmitOptions) => void;
+/** See {@link emitVetoableQuiet}; set by the class's static block. */
+let emitVetoableWithoutEvent: (
+  bus: EventBus,
+  type: string,
+  payload: unknown,
+  options: EmitOptions,
+) => VetoDecision;
 
 /** See {@link emitAnswered}; set by the class's static block, which can reach its private parts. */
 let emitWithAnswer: <T, R>(
@@ -107,6 +114,8 @@ export class EventBus {
     emitWithAnswer = (bus, type, payload, options, answer) =>
       bus.#emitAnswered(type, payload, options, answer);
     emitWithoutEvent = (bus, type, payload, options) => bus.#emitQuiet(type, payload, options);
+    emitVetoableWithoutEvent = (bus, type, payload, options) =>
+      bus.#emitVetoableQuiet(type, payload, options);
   }
 
   readonly #typed = new Map<string, Subscription[]>();
@@ -246,46 +255,79 @@ export class EventBus {
    */
   #emitQuiet(type: string, payload: unknown, options: EmitOptions): void {
     checkType(type);
-    const causation = options.causation;
-    if (
-      causation !== undefined &&
-      causation.parentId !== undefined &&
-      options.id === undefined &&
-      options.timestamp === undefined &&
-      this.#ring.capacity === 0
-    ) {
-      const list = this.#handlersFor(type).subscriptions;
-      const only = list.length === 1 ? list[0]! : undefined;
-      const quick = only?.quick;
-      if (
-        quick !== undefined &&
-        !only!.framed &&
-        only!.active &&
-        only!.filter === undefined &&
-        only!.backlog === undefined
-      ) {
-        const time = options.timeUnixNano ?? nowUnixNano();
-        const sequence = ++this.#sequence;
-        let taken: boolean;
-        try {
-          taken = quick(type, payload, causation, time);
-        } catch {
-          // A quick path that throws has reported it itself; the event goes the long way.
-          taken = false;
-        }
-        if (taken) return;
-        const event = this.#build(type, payload, {
-          ...options,
-          timeUnixNano: time,
-          causation: { ...causation, sequence: causation.sequence ?? sequence },
-        });
-        // #build drew a sequence number of its own: the event keeps the one it was offered with.
-        this.#sequence -= 1;
-        this.#dispatch(event, false);
-        return;
-      }
+    const quick = this.#quickPathFor(type, options);
+    if (quick !== undefined) {
+      const time = options.timeUnixNano ?? nowUnixNano();
+      const sequence = ++this.#sequence;
+      if (offer(quick, type, payload, options.causation!, time)) return;
+      this.#dispatch(this.#buildOffered(type, payload, options, time, sequence), false);
+      return;
     }
     this.#dispatch(this.#build(type, payload, options), false);
+  }
+
+  /**
+   * {@link emitVetoable} for an emitter that does not need the event back, with the quick path
+   * of {@link EventBus.#emitQuiet}: a subscriber that takes the event there does not veto it.
+   */
+  #emitVetoableQuiet(type: string, payload: unknown, options: EmitOptions): VetoDecision {
+    checkType(type);
+    const quick = this.#quickPathFor(type, options);
+    if (quick === undefined) return this.emitVetoable(type, payload, options);
+    const time = options.timeUnixNano ?? nowUnixNano();
+    const sequence = ++this.#sequence;
+    if (offer(quick, type, payload, options.causation!, time)) {
+      return { vetoed: false, reason: '' };
+    }
+    const wrapped: VetoablePayload<unknown> = {
+      original: payload,
+      veto: { vetoed: false, reason: '' },
+    };
+    const event = this.#buildOffered(type, wrapped, options, time, sequence);
+    this.#dispatch(event, true);
+    const veto = event.payload.veto as Partial<VetoDecision> | undefined;
+    return { vetoed: veto?.vetoed === true, reason: String(veto?.reason ?? '') };
+  }
+
+  /**
+   * The quick path an event of `type` emitted with `options` may take: that of the one subscriber
+   * of `type`, when it has one, needs no frame, sees every event (no filter, no backlog), the
+   * emitter gave the causal parent and no id or `Date` of its own, and no ring keeps events.
+   */
+  #quickPathFor(type: string, options: EmitOptions): QuickPath | undefined {
+    if (
+      options.causation?.parentId === undefined ||
+      options.id !== undefined ||
+      options.timestamp !== undefined ||
+      this.#ring.capacity !== 0
+    ) {
+      return undefined;
+    }
+    const list = this.#handlersFor(type).subscriptions;
+    if (list.length !== 1) return undefined;
+    const only = list[0]!;
+    const quick = only.quick;
+    if (quick === undefined || only.framed || !only.active) return undefined;
+    return only.filter === undefined && only.backlog === undefined ? quick : undefined;
+  }
+
+  /** The event a quick path declined, with the time and sequence number it was offered with. */
+  #buildOffered<T>(
+    type: string,
+    payload: T,
+    options: EmitOptions,
+    time: bigint,
+    sequence: number,
+  ): BusEvent<T> {
+    const causation = options.causation!;
+    const event = this.#build(type, payload, {
+      ...options,
+      timeUnixNano: time,
+      causation: { ...causation, sequence: causation.sequence ?? sequence },
+    });
+    // #build drew a sequence number of its own: the event keeps the one it was offered with.
+    this.#sequence -= 1;
+    return event;
   }
 
   #deliverOne(subscription: Subscription, event: BusEvent): void {
@@ -661,6 +703,21 @@ export class EventBus {
 
 function noop(): void {}
 
+/** Offers an event to a quick path; one that throws has reported it and declines. */
+function offer(
+  quick: QuickPath,
+  type: string,
+  payload: unknown,
+  causation: Partial<Causation>,
+  time: bigint,
+): boolean {
+  try {
+    return quick(type, payload, causation, time);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A scope that runs `inner` inside `outer`. Built here rather than in the loop over the scopes:
  * a closure there would make every pass of the loop allocate a context for the variables it
@@ -753,4 +810,19 @@ export function emitQuiet(
   options: EmitOptions,
 ): void {
   emitWithoutEvent(bus, type, payload, options);
+}
+
+/**
+ * {@link EventBus.emitVetoable} for an emitter that does not need the event back (a tool's
+ * `before:tool.result`): a subscriber with a quick path may take it without the event being built
+ * (see {@link QuickPath}), and does not veto it then. What any subscriber observes is what
+ * `emitVetoable` would give it. Internal.
+ */
+export function emitVetoableQuiet(
+  bus: EventBus,
+  type: string,
+  payload: unknown,
+  options: EmitOptions,
+): VetoDecision {
+  return emitVetoableWithoutEvent(bus, type, payload, options);
 }

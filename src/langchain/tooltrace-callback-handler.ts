@@ -5,7 +5,7 @@ import type { LLMResult } from '@langchain/core/outputs';
 import type { ChainValues } from '@langchain/core/utils/types';
 import type { Causation, EmitOptions, EventBus, ScopeRunner } from '../bus/index.js';
 import { captureContext } from '../bus/dispatch-context.js';
-import { emitQuiet } from '../bus/event-bus.js';
+import { emitQuiet, emitVetoableQuiet } from '../bus/event-bus.js';
 import {
   AGENT_TURN_END,
   AGENT_TURN_START,
@@ -488,7 +488,7 @@ export class TooltraceCallbackHandler extends BaseCallbackHandler {
     const turnId = run.turnId;
     if (turnId !== '') result.turnId = turnId;
     const options = this.#options(run, run.anchor);
-    const veto = this.#bus.emitVetoable(BEFORE_TOOL_RESULT, result, options);
+    const veto = emitVetoableQuiet(this.#bus, BEFORE_TOOL_RESULT, result, options);
     if (!veto.vetoed) this.#bus.emit(TOOL_RESULT, result, options);
   }
 

@@ -17,6 +17,9 @@ import { ToolCallTracer } from './tool-calls/tool-call-tracer.js';
 import { PARTIAL, PROGRESS } from './tool-calls/stream-sampler.js';
 import type { ToolCallTracingStats } from './tracing-stats.js';
 
+/** The prefix of a vetoable event announcing another one. */
+const BEFORE_PREFIX = 'before:';
+
 /** The subscriber runs before every other handler, so it sees a `tool.invoke` first. */
 const FIRST = Number.MIN_SAFE_INTEGER;
 
@@ -111,7 +114,9 @@ export class TracingSubscriber {
   #quick(type: string, payload: unknown, causation: Partial<Causation>, time: bigint): boolean {
     const kind =
       type === TOOL_STREAM_PARTIAL ? PARTIAL : type === TOOL_STREAM_PROGRESS ? PROGRESS : undefined;
-    if (kind === undefined) return false;
+    // A vetoable `before:` event only gets its id remembered, for events it causes; an event
+    // taken here has no id, and no one else heard it to cause anything: nothing to do.
+    if (kind === undefined) return type.startsWith(BEFORE_PREFIX);
     if (this.#excluded?.(type) === true) return true;
     try {
       return this.#toolCalls.quickStream(payload, causation.parentId ?? '', time, kind);

@@ -1,6 +1,6 @@
 import type { CurrentCausation, EmitOptions, EventBus } from '../bus/index.js';
 import { CORE_ERROR, type CoreErrorPayload } from '../bus/index.js';
-import { emitQuiet } from '../bus/event-bus.js';
+import { emitQuiet, emitVetoableQuiet } from '../bus/event-bus.js';
 import { MalformedToolEventError } from '../errors/malformed-tool-event-error.js';
 import { SequenceOrderError } from '../errors/sequence-order-error.js';
 import { ToolStreamError } from '../errors/tool-stream-error.js';
@@ -295,7 +295,7 @@ class BridgeRun {
       result.attributes = this.#attributes;
     }
     try {
-      const veto = this.#bus.emitVetoable(BEFORE_TOOL_RESULT, result, this.#emitOptions);
+      const veto = emitVetoableQuiet(this.#bus, BEFORE_TOOL_RESULT, result, this.#emitOptions);
       if (!veto.vetoed) this.#bus.emit(TOOL_RESULT, result, this.#emitOptions);
     } finally {
       if (succeeded) this.#resolve();

@@ -133,7 +133,11 @@ describe('traceAiSdkTools()', () => {
         },
         harness.bus,
       );
-      const output = tools.count.execute(undefined, { toolCallId: 'call_1' });
+      const execute = tools.count.execute as (
+        input: unknown,
+        options: AiSdkToolCallOptions,
+      ) => unknown;
+      const output = execute(undefined, { toolCallId: 'call_1' });
       for await (const value of output as AsyncIterable<unknown>) expect(value).toMatch(/^part/);
       const span = await harness.span('execute_tool count');
       await harness.close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emitQuiet } from '../../src/bus/event-bus.js';
+import { emitQuiet, emitVetoableQuiet } from '../../src/bus/event-bus.js';
 import { markFrameless } from '../../src/bus/frameless-handler.js';
 import { withQuickPath, type QuickPath } from '../../src/bus/quick-path.js';
 import { EventBus, type BusEvent } from '../../src/index.js';
@@ -89,5 +89,40 @@ describe('emitQuiet()', () => {
 
     expect(seen.quick).toEqual([]);
     expect(replayed.map((event) => event.type)).toEqual(['tool.stream.partial']);
+  });
+});
+
+describe('emitVetoableQuiet()', () => {
+  it('lets the only subscriber take a before: event on its quick path, unvetoed', () => {
+    const bus = new EventBus();
+    const seen = quickSubscriber(bus, (type) => type.startsWith('before:'));
+    const decision = emitVetoableQuiet(
+      bus,
+      'before:tool.result',
+      { id: 'c1' },
+      { causation: CAUSATION },
+    );
+
+    expect(decision).toEqual({ vetoed: false, reason: '' });
+    expect(seen.quick.map((entry) => entry.type)).toEqual(['before:tool.result']);
+    expect(seen.events).toEqual([]);
+  });
+
+  it('delivers the vetoable event to every subscriber once another listens, and returns its veto', () => {
+    const bus = new EventBus();
+    const seen = quickSubscriber(bus, () => true);
+    bus.subscribe<{ veto: { vetoed: boolean; reason: string } }>('before:tool.result', (event) => {
+      event.payload.veto = { vetoed: true, reason: 'no' };
+    });
+    const decision = emitVetoableQuiet(
+      bus,
+      'before:tool.result',
+      { id: 'c1' },
+      { causation: CAUSATION },
+    );
+
+    expect(decision).toEqual({ vetoed: true, reason: 'no' });
+    expect(seen.quick).toEqual([]);
+    expect(seen.events[0]!.payload).toMatchObject({ original: { id: 'c1' } });
   });
 });
