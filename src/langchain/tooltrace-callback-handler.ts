@@ -331,7 +331,8 @@ export class TooltraceCallbackHandler extends BaseCallbackHandler {
         sequence: ++run.streamSequence,
         payload: chunk,
       };
-      emitQuiet(this.#bus, TOOL_STREAM_PARTIAL, partial, this.#options(run, run.anchor));
+      run.streamOptions ??= this.#options(run, run.anchor);
+      emitQuiet(this.#bus, TOOL_STREAM_PARTIAL, partial, run.streamOptions);
     });
   }
 
@@ -360,7 +361,8 @@ export class TooltraceCallbackHandler extends BaseCallbackHandler {
           progress,
           payload: data,
         };
-        emitQuiet(this.#bus, TOOL_STREAM_PROGRESS, event, this.#options(tool, tool.anchor));
+        tool.streamOptions ??= this.#options(tool, tool.anchor);
+        emitQuiet(this.#bus, TOOL_STREAM_PROGRESS, event, tool.streamOptions);
         return;
       }
       this.#emit(customEventType(eventName), data, run, run.anchor);
