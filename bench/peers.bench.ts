@@ -253,7 +253,8 @@ async function heap(node: string, script: string, families: Family[]): Promise<v
 
 async function main(): Promise<void> {
   installPeers();
-  const script = await bundleContender();
+  // BENCH_CONTENDER: a contender bundle built elsewhere (another revision, to compare with).
+  const script = process.env.BENCH_CONTENDER ?? (await bundleContender());
   const node = nodeBinary();
   const families = (Object.keys(FAMILIES) as Family[]).filter(
     (family) => ONLY === undefined || ONLY === family,

@@ -255,6 +255,10 @@ export class EventBus {
    */
   #emitQuiet(type: string, payload: unknown, options: EmitOptions): void {
     checkType(type);
+    if (this.#unheard(type)) {
+      this.#sequence += 1;
+      return;
+    }
     const quick = this.#quickPathFor(type, options);
     if (quick !== undefined) {
       const time = options.timeUnixNano ?? nowUnixNano();
@@ -272,6 +276,10 @@ export class EventBus {
    */
   #emitVetoableQuiet(type: string, payload: unknown, options: EmitOptions): VetoDecision {
     checkType(type);
+    if (this.#unheard(type)) {
+      this.#sequence += 1;
+      return { vetoed: false, reason: '' };
+    }
     const quick = this.#quickPathFor(type, options);
     if (quick === undefined) return this.emitVetoable(type, payload, options);
     const time = options.timeUnixNano ?? nowUnixNano();
@@ -287,6 +295,11 @@ export class EventBus {
     this.#dispatch(event, true);
     const veto = event.payload.veto as Partial<VetoDecision> | undefined;
     return { vetoed: veto?.vetoed === true, reason: String(veto?.reason ?? '') };
+  }
+
+  /** Whether an event of `type` would reach no one: no subscriber, no ring to replay it. */
+  #unheard(type: string): boolean {
+    return this.#ring.capacity === 0 && this.#handlersFor(type).subscriptions.length === 0;
   }
 
   /**

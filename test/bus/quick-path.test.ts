@@ -92,6 +92,19 @@ describe('emitQuiet()', () => {
   });
 });
 
+describe('emitQuiet() on a bus no one listens to', () => {
+  it('builds nothing, yet numbers the next event as if the unheard one had been', () => {
+    const bus = new EventBus();
+    const first = bus.emit('x', 1);
+    emitQuiet(bus, 'tool.stream.partial', { sequence: 1 }, { causation: CAUSATION });
+    expect(emitVetoableQuiet(bus, 'before:tool.result', {}, { causation: CAUSATION })).toEqual({
+      vetoed: false,
+      reason: '',
+    });
+    expect(bus.emit('x', 2).causation.sequence).toBe(first.causation.sequence + 3);
+  });
+});
+
 describe('emitVetoableQuiet()', () => {
   it('lets the only subscriber take a before: event on its quick path, unvetoed', () => {
     const bus = new EventBus();
