@@ -246,8 +246,7 @@ function langChainRequest(side: Side): Request {
 function contenderSide(contender: string): { family: 'ai' | 'lc'; side: Side } {
   const family = contender.startsWith('ai-') ? 'ai' : 'lc';
   const name = contender.slice(3);
-  const side: Side =
-    name === 'untraced' ? 'untraced' : name === 'tooltrace' ? 'tooltrace' : 'peer';
+  const side: Side = name === 'untraced' ? 'untraced' : name === 'tooltrace' ? 'tooltrace' : 'peer';
   return { family, side };
 }
 
