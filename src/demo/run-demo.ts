@@ -4,7 +4,7 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { EventBus } from '../bus/index.js';
 import { traceReplay } from '../otel/index.js';
 import { forwardEventsWorded } from '../forward/forward-events.js';
-import { renderWaterfall, terminalWidth } from '../view/index.js';
+import { InFlightSnapshots, renderWaterfall, terminalWidth } from '../view/index.js';
 import { checkSidecarUrl } from '../forward/forward-events.js';
 import {
   ConsoleSpanExporter,
@@ -139,9 +139,16 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   await tracing.shutdown();
   let code = 0;
   try {
-    const spans = await sink.collect(DEMO_SPAN_COUNT);
+    const snapshots = new InFlightSnapshots();
+    const spans = (await sink.collect(DEMO_SPAN_COUNT)).filter((span) => !snapshots.take(span));
     out.write(`\nThe trace, drawn from what was exported over OTLP:\n\n`);
-    out.write(renderWaterfall(spans, { color, width: terminalWidth(out) }));
+    out.write(
+      renderWaterfall([...spans, ...snapshots.unended(spans)], {
+        color,
+        width: terminalWidth(out),
+        snapshots: snapshots.count,
+      }),
+    );
     out.write(
       `\nPer tool, from the metrics the same subscriber recorded (errors: failed calls, not cancelled ones):\n\n`,
     );

@@ -4,7 +4,12 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { BusEvent, EventBus } from '../bus/index.js';
 import { USER_AGENT } from '../user-agent.js';
-import { DEFAULT_MAX_LINE_BYTES, encodeEnvelope, parseRetryAfter } from '../wire/index.js';
+import {
+  DEFAULT_MAX_LINE_BYTES,
+  encodeEnvelope,
+  parseRetryAfter,
+  RetryBackoff,
+} from '../wire/index.js';
 import { ForwardError, type ForwardErrorKind } from './forward-error.js';
 import type { ForwardOptions, Forwarder, ForwarderStats } from './forward-options.js';
 import {
@@ -59,16 +64,13 @@ class EventForwarder implements Forwarder {
   /** Bytes of the lines queued and in flight. */
   #heldBytes = 0;
   readonly #compress: boolean;
-  readonly #initialBackoffMs: number;
-  readonly #maxBackoffMs: number;
   readonly #requestTimeoutMs: number;
   #queue: string[] = [];
   #inFlight = 0;
   #sending = false;
   #timer: NodeJS.Timeout | undefined;
-  #backoffMs: number;
-  /** No send before this time (ms): a failed send backs off even while events keep coming. */
-  #retryAt = 0;
+  /** A failed send backs off even while events keep coming. */
+  readonly #backoff: RetryBackoff;
   #handle: Promise<FileHandle> | undefined;
   #waiters: (() => void)[] = [];
   #closed: Promise<boolean> | undefined;
@@ -94,10 +96,11 @@ class EventForwarder implements Forwarder {
     this.#maxQueueBytes = options.maxQueueBytes ?? 64 * 1024 * 1024;
     this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.#compress = options.compress ?? false;
-    this.#initialBackoffMs = options.initialBackoffMs ?? 250;
-    this.#maxBackoffMs = options.maxBackoffMs ?? 5_000;
+    this.#backoff = new RetryBackoff(
+      options.initialBackoffMs ?? 250,
+      options.maxBackoffMs ?? 5_000,
+    );
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
-    this.#backoffMs = this.#initialBackoffMs;
     this.#onError = options.onError ?? writeToStderr;
     const filter = options.filter;
     // Last in line: the forwarder should see an event after the agent's own handlers ran.
@@ -246,7 +249,7 @@ class EventForwarder implements Forwarder {
 
   #send(): void {
     if (this.#sending || this.#queue.length === 0 || this.#abandon.signal.aborted) return;
-    const wait = this.#retryAt - Date.now();
+    const wait = this.#backoff.waitMs();
     if (wait > 0) {
       this.#schedule(wait);
       return;
@@ -268,14 +271,10 @@ class EventForwarder implements Forwarder {
         this.#stats.sent += batch.length - unread;
         this.#release(batch.slice(0, batch.length - unread));
         this.#queue = batch.slice(batch.length - unread).concat(this.#queue);
-        const delay = outcome.retryAfterMs ?? this.#backoffMs;
-        this.#backoffMs = Math.min(this.#backoffMs * 2, this.#maxBackoffMs);
-        this.#retryAt = Date.now() + delay;
-        this.#schedule(delay);
+        this.#schedule(this.#backoff.failed(outcome.retryAfterMs));
         return;
       }
-      this.#backoffMs = this.#initialBackoffMs;
-      this.#retryAt = 0;
+      this.#backoff.succeeded();
       this.#release(batch);
       if (outcome.kind === 'success') {
         this.#stats.sent += batch.length;
@@ -356,9 +355,7 @@ class EventForwarder implements Forwarder {
         const unread = said.unread;
         return {
           kind: 'retryable',
-          // `0` would retry at once, again and again: the backoff applies instead.
-          retryAfterMs:
-            parseRetryAfter(response.headers.get('retry-after') ?? undefined) || undefined,
+          retryAfterMs: parseRetryAfter(response.headers.get('retry-after') ?? undefined),
           message,
           status: response.status,
           ...(unread !== undefined && unread < lines ? { unread } : {}),

@@ -45,7 +45,11 @@ export interface ForwardOptions {
    * @default false
    */
   compress?: boolean;
-  /** First retry delay after a failed send, doubled per failure up to `maxBackoffMs`. @default 250 */
+  /**
+   * First retry delay after a failed send, doubled per failure up to `maxBackoffMs`, each delay
+   * drawn between half and all of it (jitter); a longer `Retry-After` from the sidecar lengthens
+   * it. @default 250
+   */
   initialBackoffMs?: number;
   /** @default 5000 */
   maxBackoffMs?: number;

@@ -117,24 +117,12 @@ export class ProtobufWriter {
     this.int64(value);
   }
 
-  /** A `sint32` field: zigzag-encoded. */
-  sint32Field(field: number, value: number): void {
-    this.varintField(field, value >= 0 ? value * 2 : -value * 2 - 1);
-  }
-
   /** A `fixed32` field. */
   fixed32Field(field: number, value: number): void {
     this.ensure(6);
     this.varint(tag(field, FIXED32));
     this.view.setUint32(this.position, value >>> 0, true);
     this.position += 4;
-  }
-
-  /** A `fixed64` or `sfixed64` field (its 64 bits as two's complement). */
-  fixed64Field(field: number, value: bigint): void {
-    this.ensure(1);
-    this.varint(tag(field, FIXED64));
-    this.fixed64(value);
   }
 
   /** The eight bytes of a `fixed64` (a packed element, or a field's value). */

@@ -1,8 +1,13 @@
-import type { TraceBy } from '../otel/index.js';
 import type { Readable } from 'node:stream';
+import type { HttpIntakeLimits } from './intake/index.js';
+import type { SidecarTracingChoices } from './pipeline/index.js';
 
-/** Options for {@link runSidecar}; the `tooltrace sidecar` flags map onto these one to one. */
-export interface SidecarOptions {
+/**
+ * Options for {@link runSidecar}; the `tooltrace sidecar` flags map onto these one to one. The
+ * limits of `--listen` ({@link HttpIntakeLimits}) and the tracing choices
+ * ({@link SidecarTracingChoices}) are stated where they are used, and taken in here.
+ */
+export interface SidecarOptions extends HttpIntakeLimits, SidecarTracingChoices {
   /** Read NDJSON envelopes from standard input. Alone, end of input exports all and exits. */
   stdin?: boolean;
   /** Journal files to follow like `tail -F`. */
@@ -81,46 +86,6 @@ export interface SidecarOptions {
    * @default 1048576
    */
   maxLineBytes?: number;
-  /**
-   * Largest `POST /v1/events` body, in bytes.
-   * @default 16777216
-   */
-  maxBodyBytes?: number;
-  /**
-   * Open HTTP connections at most; at the limit the oldest idle one is closed to make room.
-   * @default 256
-   */
-  maxConnections?: number;
-  /** Time an HTTP connection has to send a request's headers. @default 10000 */
-  headersTimeoutMs?: number;
-  /** Time a `POST /v1/events` has to send its body once its headers arrived (then 408). @default 30000 */
-  bodyTimeoutMs?: number;
-  /**
-   * Request body bytes held at once across connections; beyond, 429 once the body was read.
-   * @default 67108864
-   */
-  maxInflightBytes?: number;
-  /** Record arguments, payloads and outputs (truncated, redacted). @default false */
-  captureContent?: boolean;
-  /** End a call with no result after this long without activity. @default 300000 */
-  idleTimeoutMs?: number;
-  /**
-   * Export in-flight snapshot spans of calls still running (see `traceToolCalls`'
-   * `liveUpdates`).
-   * @default true, unless `TOOLTRACE_LIVE_UPDATES` is `false`
-   */
-  liveUpdates?: boolean;
-  /** At most one in-flight snapshot per call per this many milliseconds. @default 1000 */
-  liveIntervalMs?: number;
-  /**
-   * Event types to leave out of tracing: exact names or prefixes ending in `*` (see
-   * `traceToolCalls`' `excludeEvents`). @default none
-   */
-  excludeEvents?: string[];
-  /** How traces are cut: `causal-root` (a trace per turn), `session` or `call`. @default 'causal-root' */
-  traceBy?: TraceBy;
-  /** `gen_ai.agent.name` of every span and the name of turn spans. @default the event's agent id */
-  agentName?: string;
   /**
    * How often the checkpoint file is written.
    * @default 1000

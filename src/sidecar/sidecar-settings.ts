@@ -1,6 +1,4 @@
-import type { Readable } from 'node:stream';
 import { ConfigurationError } from '../errors/index.js';
-import type { TraceBy } from '../otel/index.js';
 import {
   MAX_DELAY_MS,
   parseKeyValueList,
@@ -14,39 +12,17 @@ import {
   parseClientToken,
   parseListenAddress,
   type ClientToken,
-  type ListenAddress,
+  type IntakeSettings,
 } from './intake/index.js';
+import type { SidecarTracingChoices } from './pipeline/index.js';
 import type { SidecarOptions } from './sidecar-options.js';
 
 /** {@link SidecarOptions} with every default applied and every setting checked, once. */
 export interface SidecarSettings {
   /** Where events come from (stdin, files, HTTP) and the limits of each. */
-  intake: {
-    stdin: boolean;
-    input: Readable | undefined;
-    files: string[];
-    checkpoint: string | undefined;
-    checkpointReset: boolean;
-    checkpointIntervalMs: number;
-    listen: ListenAddress[];
-    tokens: ClientToken[];
-    tokenFile: string | undefined;
-    maxBodyBytes: number | undefined;
-    maxConnections: number | undefined;
-    headersTimeoutMs: number | undefined;
-    bodyTimeoutMs: number | undefined;
-    maxInflightBytes: number | undefined;
-  };
-  /** The `traceToolCalls` options the flags set; `undefined` leaves its default. */
-  tracing: {
-    captureContent: boolean | undefined;
-    idleTimeoutMs: number | undefined;
-    liveUpdates: boolean | undefined;
-    liveIntervalMs: number | undefined;
-    excludeEvents: string[] | undefined;
-    traceBy: TraceBy | undefined;
-    agentName: string | undefined;
-  };
+  intake: IntakeSettings;
+  /** The `traceReplay` options the flags set; `undefined` leaves its default. */
+  tracing: SidecarTracingChoices;
   checkpoint: string | undefined;
   exportConfig: ExportConfig;
   /** Which exporters run (`OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER`, `--out`). */
@@ -163,31 +139,18 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
     resourceAttributes['service.name'] ??
     DEFAULT_SERVICE_NAME;
   return {
+    // The options as given (the HTTP limits, the tracing choices), with what is parsed here.
     intake: {
+      ...options,
       stdin,
-      input: options.input,
       files,
-      checkpoint: options.checkpoint,
       checkpointReset: options.checkpointReset === true,
       checkpointIntervalMs: options.checkpointIntervalMs ?? 1000,
       listen,
       tokens,
       tokenFile,
-      maxBodyBytes: options.maxBodyBytes,
-      maxConnections: options.maxConnections,
-      headersTimeoutMs: options.headersTimeoutMs,
-      bodyTimeoutMs: options.bodyTimeoutMs,
-      maxInflightBytes: options.maxInflightBytes,
     },
-    tracing: {
-      captureContent: options.captureContent,
-      idleTimeoutMs: options.idleTimeoutMs,
-      liveUpdates: options.liveUpdates,
-      liveIntervalMs: options.liveIntervalMs,
-      excludeEvents: options.excludeEvents,
-      traceBy: options.traceBy,
-      agentName: options.agentName,
-    },
+    tracing: options,
     checkpoint: options.checkpoint,
     exportConfig,
     exporters,

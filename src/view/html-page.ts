@@ -43,8 +43,6 @@ export function renderHtmlPage(
 ): string {
   const traces = new Map<string, ReceivedSpan[]>();
   for (const span of spans) {
-    // In-flight snapshots repeat a call still running; the page shows calls as they ended.
-    if (span.attributes['tooltrace.inflight'] === true) continue;
     const list = traces.get(span.traceId) ?? [];
     list.push(span);
     traces.set(span.traceId, list);

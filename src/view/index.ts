@@ -9,5 +9,6 @@ export type { JournalSpans, ReadJournalOptions, ReadProgress } from './read-jour
 export { renderWaterfall, formatDuration } from './waterfall.js';
 export type { WaterfallOptions } from './waterfall.js';
 export { terminalWidth } from './terminal-width.js';
+export { InFlightSnapshots } from './in-flight-snapshots.js';
 export { formatToolTable } from './tool-table.js';
 export type { ToolTableRow } from './tool-table.js';

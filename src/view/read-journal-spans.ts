@@ -8,7 +8,7 @@ import {
   traceSidecarBus,
 } from '../sidecar/pipeline/index.js';
 import type { ReceivedSpan } from '../otlp/index.js';
-import { DEFAULT_MAX_LINE_BYTES, LineSplitter, type DecodeFailure } from '../wire/index.js';
+import { DEFAULT_MAX_LINE_BYTES, type DecodeFailure } from '../wire/index.js';
 import { DrawnSpans, type SpansLeftOut } from './drawn-spans.js';
 import { receivedSpanOf } from './received-span-of.js';
 
@@ -51,8 +51,6 @@ export interface JournalSpans {
   spans: readonly ReceivedSpan[];
   /** What was not held (see {@link DrawnSpans}). */
   leftOut: SpansLeftOut;
-  /** Lines read, blank ones included (the number of the last line). */
-  lines: number;
   /** Lines replayed as events. */
   events: number;
   /** Lines skipped as bad. */
@@ -111,40 +109,24 @@ export async function readJournalSpans(
     // speed; every call ends (or is ended at the input's end) anyway.
     liveUpdates: false,
   });
-  let lines = 0;
   let events = 0;
   let badLines = 0;
-  const bad = (failure: DecodeFailure): void => {
+  // The sidecar's own line path: lines split, numbered, blank ones skipped, bad ones counted.
+  const source = pipeline.source('file', undefined, 'file', (lineNumber, failure) => {
+    if (progress !== undefined) progress.lines += 1;
+    if (failure === undefined) {
+      events += 1;
+      return;
+    }
     badLines += 1;
-    options.onBadLine?.(lines, failure);
-  };
-  const splitter = new LineSplitter({
-    maxLineBytes: DEFAULT_MAX_LINE_BYTES,
-    onLine: (line) => {
-      lines += 1;
-      if (progress !== undefined) progress.lines += 1;
-      if (isBlank(line)) return;
-      const result = pipeline.replayLine(line, 'file');
-      if (result === true) events += 1;
-      else bad(result);
-    },
-    onOversizedLine: (length) => {
-      lines += 1;
-      if (progress !== undefined) progress.lines += 1;
-      metrics.rejected('too_large');
-      bad({
-        ok: false,
-        reason: 'too_large',
-        message: `the line is ${length} bytes, over the limit of ${DEFAULT_MAX_LINE_BYTES} bytes`,
-      });
-    },
+    options.onBadLine?.(lineNumber, failure);
   });
   try {
     for await (const chunk of chunks) {
       if (progress !== undefined) progress.bytes += chunk.length;
-      splitter.push(chunk);
+      source.push(chunk);
     }
-    splitter.end();
+    source.end();
   } finally {
     // Ends what is still open, as a sidecar does at shutdown; the spans reach `drawn` at once.
     await tracing.shutdown();
@@ -152,17 +134,8 @@ export async function readJournalSpans(
   return {
     spans: drawn.spans,
     leftOut: drawn.leftOut(),
-    lines,
     events,
     badLines,
     fieldsDropped: metrics.snapshot().fieldsDropped,
   };
-}
-
-/** Whether a line holds nothing but ASCII white space (as a journal's trailing lines may). */
-function isBlank(line: Uint8Array): boolean {
-  for (const byte of line) {
-    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
-  }
-  return true;
 }

@@ -4,6 +4,7 @@ import type { TraceBy } from '../otel/index.js';
 import { decodeTraceRequest, type ReceivedSpan } from '../otlp/index.js';
 import { decodeEnvelope, LineSplitter, type DecodeFailure } from '../wire/index.js';
 import { DrawnSpans, type SpansLeftOut } from './drawn-spans.js';
+import { InFlightSnapshots } from './in-flight-snapshots.js';
 import { readJournalSpans, type ReadProgress } from './read-journal-spans.js';
 
 /** Options for {@link readViewFile}: where each span goes, and how a journal is replayed. */
@@ -29,6 +30,8 @@ export interface ViewFile {
   events: number;
   badLines: number;
   fieldsDropped: Record<string, number>;
+  /** In-flight snapshots read (an OTLP file); only those of calls that never ended are held. */
+  snapshots: number;
 }
 
 /** Largest OTLP JSON document read whole when it is not one request per line. */
@@ -61,8 +64,13 @@ export async function readViewFile(
     const firstNumber = probe.lines.indexOf(first) + 1;
     const held = options.held ?? new DrawnSpans();
     let spansRead = 0;
+    // The one place snapshots are taken out: what is read past here is drawn as it is.
+    const snapshots = new InFlightSnapshots();
     const take = (span: ReceivedSpan): void => {
       spansRead += 1;
+      if (!snapshots.take(span)) use(span);
+    };
+    const use = (span: ReceivedSpan): void => {
       if (
         options.progress !== undefined &&
         span.attributes['gen_ai.operation.name'] === 'execute_tool'
@@ -72,13 +80,17 @@ export async function readViewFile(
       options.onSpan?.(span);
       if (options.hold?.(span) ?? true) held.add(span);
     };
-    const otlp = (badLines = 0): ViewFile => ({
-      spans: held.spans,
-      leftOut: held.leftOut(),
-      events: spansRead,
-      badLines,
-      fieldsDropped: {},
-    });
+    const otlp = (badLines = 0): ViewFile => {
+      for (const snapshot of snapshots.unended(held.spans)) use(snapshot);
+      return {
+        spans: held.spans,
+        leftOut: held.leftOut(),
+        events: spansRead,
+        badLines,
+        fieldsDropped: {},
+        snapshots: snapshots.count,
+      };
+    };
     if (looksLikeOtlp(first)) {
       const onBadLine = options.onBadLine ?? (() => {});
       return otlp(await readOtlpLines(probe.replay(chunks, counted), take, onBadLine));
@@ -104,7 +116,8 @@ export async function readViewFile(
     if (!probe.lines.some((line) => line.trim() !== '' && decodeEnvelope(line).ok)) {
       return neither(path, first, firstNumber);
     }
-    return await readJournalSpans(
+    // A journal's replay ends every call it reads: it makes no snapshot.
+    const journal = await readJournalSpans(
       probe.replay(chunks, (chunk) => chunk),
       {
         ...(options.traceBy === undefined ? {} : { traceBy: options.traceBy }),
@@ -116,6 +129,7 @@ export async function readViewFile(
         ...(options.progress === undefined ? {} : { progress: options.progress }),
       },
     );
+    return { ...journal, snapshots: 0 };
   } finally {
     await chunks.return?.();
     file.destroy();

@@ -238,6 +238,7 @@ export async function runView(path: string, options: ViewOptions): Promise<numbe
           renderWaterfall(result.spans, {
             color: options.color ?? false,
             width: terminalWidth(options.stdout, options.env ?? process.env),
+            snapshots: result.snapshots,
           }),
         );
       }
@@ -281,7 +282,6 @@ async function pageProblem(path: string): Promise<string | undefined> {
 function isWantedCall(span: ReceivedSpan, filter: ViewFilter): boolean {
   const attributes = span.attributes;
   if (attributes['gen_ai.operation.name'] !== 'execute_tool') return false;
-  if (attributes['tooltrace.inflight'] === true) return false;
   if (filter.tool !== undefined && attributes['gen_ai.tool.name'] !== filter.tool) return false;
   if (filter.errors === true) {
     const cancelled =

@@ -73,7 +73,6 @@ export class ViewSummary {
   /** Counts `span`; tool calls (`execute_tool` spans) go into the per-tool table. */
   add(span: ReceivedSpan): void {
     const attributes = span.attributes;
-    if (attributes['tooltrace.inflight'] === true) return;
     this.#spans += 1;
     this.#traces.add(span.traceId);
     if (attributes['gen_ai.operation.name'] !== 'execute_tool') return;

@@ -21,6 +21,8 @@ export interface WaterfallOptions {
    * @default unlimited
    */
   width?: number;
+  /** In-flight snapshots read and not drawn (their calls ended), told in a closing line. @default 0 */
+  snapshots?: number;
 }
 
 /** A piece of a row and the colour it is painted with once it has been cut to fit. */
@@ -46,17 +48,17 @@ const STATUS_OK = 1;
  * Draws spans as a waterfall, one block per trace: an indented tree (children under their
  * parent, by start time) with a duration bar placed on the trace's time line, the status (a
  * cancelled call is told apart from a failure), the error message, and the stream summary
- * tooltrace records on every tool span. In-flight snapshots (`tooltrace.inflight=true`) are not
- * drawn next to the final span of their call, only counted in a closing line; a call that never
- * ended (its process died) is drawn from its latest snapshot, as an `(in flight)` row.
+ * tooltrace records on every tool span. A call that never ended (its process died) is drawn
+ * from its latest in-flight snapshot, as an `(in flight)` row; the other snapshots, taken out
+ * while the file was read, are only counted in a closing line.
  */
 export function renderWaterfall(
-  allSpans: readonly ReceivedSpan[],
+  spans: readonly ReceivedSpan[],
   options: WaterfallOptions = {},
 ): string {
   const colors = createColors(options.color ?? false);
   const width = options.width ?? Number.POSITIVE_INFINITY;
-  const { spans, snapshots } = withoutSnapshots(allSpans);
+  const snapshots = options.snapshots ?? 0;
   const traces = new Map<string, ReceivedSpan[]>();
   for (const span of spans) {
     const list = traces.get(span.traceId) ?? [];
@@ -120,37 +122,6 @@ export function renderWaterfall(
       ? ''
       : `\n${snapshots} in-flight update${snapshots === 1 ? ' was' : 's were'} exported while calls ran.\n`;
   return `${blocks.join('\n\n')}\n${footer}`;
-}
-
-/**
- * The spans to draw: every span but in-flight snapshots, plus the latest snapshot of each call
- * whose final span is not there (it never ended); and how many snapshots there were.
- */
-function withoutSnapshots(spans: readonly ReceivedSpan[]): {
-  spans: ReceivedSpan[];
-  snapshots: number;
-} {
-  const drawn: ReceivedSpan[] = [];
-  const latest = new Map<string, ReceivedSpan>();
-  const spanIds = new Set<string>();
-  let snapshots = 0;
-  for (const span of spans) {
-    if (span.attributes['tooltrace.inflight'] !== true) {
-      drawn.push(span);
-      spanIds.add(`${span.traceId}/${span.spanId}`);
-      continue;
-    }
-    snapshots += 1;
-    const call = `${span.traceId}/${span.parentSpanId}`;
-    const previous = latest.get(call);
-    if (previous === undefined || updateOf(span) > updateOf(previous)) latest.set(call, span);
-  }
-  for (const [call, snapshot] of latest) if (!spanIds.has(call)) drawn.push(snapshot);
-  return { spans: drawn, snapshots };
-}
-
-function updateOf(span: ReceivedSpan): number {
-  return numberOf(span.attributes['tooltrace.inflight.update']);
 }
 
 /**

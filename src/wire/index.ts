@@ -13,3 +13,4 @@ export { isValidTraceparent, parseTraceparent } from './traceparent.js';
 export type { TraceparentParts } from './traceparent.js';
 export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LINE_BYTES } from './wire-limits.js';
 export { parseRetryAfter } from './retry-after.js';
+export { RetryBackoff } from './retry-backoff.js';

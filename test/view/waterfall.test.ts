@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { formatDuration, renderWaterfall } from '../../src/view/index.js';
+import { formatDuration, InFlightSnapshots, renderWaterfall } from '../../src/view/index.js';
 import { terminalWidth } from '../../src/view/terminal-width.js';
 import type { ReceivedSpan } from '../../src/otlp/index.js';
 
@@ -69,6 +69,13 @@ function rowOf(text: string, name: string): string {
   const found = rows(text).find((row) => row.includes(` ${name} `) || row.startsWith(`${name} `));
   if (found === undefined) throw new Error(`no row for ${name} in\n${text}`);
   return found;
+}
+
+/** Draws `spans` as `tooltrace view` and the demo do: snapshots taken out as they are read. */
+function drawnAsRead(spans: ReceivedSpan[]): string {
+  const snapshots = new InFlightSnapshots();
+  const drawn = spans.filter((read) => !snapshots.take(read));
+  return renderWaterfall([...drawn, ...snapshots.unended(drawn)], { snapshots: snapshots.count });
 }
 
 describe('renderWaterfall()', () => {
@@ -157,7 +164,7 @@ describe('renderWaterfall()', () => {
           status: { code: 0, message: '' },
           attributes: { 'tooltrace.inflight': true, 'tooltrace.inflight.update': update },
         });
-      const text = renderWaterfall([
+      const text = drawnAsRead([
         snapshot('2', 1),
         span({ id: '1', name: 'execute_tool slow', at: [0, 2500] }),
         snapshot('3', 2),
@@ -185,7 +192,7 @@ describe('renderWaterfall()', () => {
             'tooltrace.stream.last_progress': progress,
           },
         });
-      const text = renderWaterfall([snapshot('3', 2, 0.5), snapshot('2', 1, 0.25)]);
+      const text = drawnAsRead([snapshot('3', 2, 0.5), snapshot('2', 1, 0.25)]);
       expect(rows(text)).toHaveLength(1);
       expect(rows(text)[0]).toMatch(/^execute_tool slow \(in flight\) {2}/);
       expect(rows(text)[0]).toContain('2.00s  UNSET  2 progress to 50%');

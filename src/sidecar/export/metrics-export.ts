@@ -1,13 +1,12 @@
 import type { MeterProvider as MeterProviderApi } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
-import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
+import type { OtlpMetricExporter } from './otlp-metric-exporter.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { MAX_DELAY_MS } from './export-config.js';
 import { resolveExporterSelection, type ExporterName } from './exporter-selection.js';
 import { readExportTls, type ExportTls } from './export-tls.js';
-import { httpMetricTransport } from './metric-transport-http.js';
+import { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
 import { readTemporalityPreference, type TemporalityPreference } from './metrics-temporality.js';
-import { ReportingMetricExporter } from './reporting-metric-exporter.js';
 import { ConsoleMetricExporter } from './console-metric-exporter.js';
 import type { Escape } from './format-span.js';
 
@@ -115,11 +114,7 @@ export async function startMetricsExport(options: MetricsExportOptions): Promise
   );
   const otlp = config.exporters.has('otlp');
   const reporting = otlp
-    ? new ReportingMetricExporter(
-        await otlpMetricExporter(config, options.headers),
-        config.url,
-        options.log,
-      )
+    ? await otlpMetricExporter(config, options.headers, options.log)
     : undefined;
   const readers = [
     ...(reporting === undefined ? [] : [reporting]),
@@ -161,33 +156,39 @@ export async function startMetricsExport(options: MetricsExportOptions): Promise
 }
 
 /**
- * An {@link OtlpMetricExporter} (the stock delegate and serializers) over a transport of the
- * sidecar's own, which sends the one `User-Agent` every tooltrace transport sends (the stock
- * transports always add theirs after it: see {@link httpMetricTransport}) and names the endpoint
- * and its answer in a failure. The gRPC transport, and `@grpc/grpc-js` (a quarter of a second),
- * are loaded only when asked for.
+ * An {@link OtlpMetricExporter} (the stock delegate and serializers) sending through the span
+ * export's OTLP/HTTP or OTLP/gRPC exporter on the metrics path. The gRPC one, and
+ * `@grpc/grpc-js` (a quarter of a second), are loaded only when asked for.
  */
 async function otlpMetricExporter(
   config: MetricsExportConfig,
   headers: Record<string, string>,
-): Promise<Required<PushMetricExporter>> {
+  log: (line: string) => void,
+): Promise<OtlpMetricExporter> {
   const { OtlpMetricExporter } = await import('./otlp-metric-exporter.js');
   const json = config.protocol === 'http/json';
-  const transportOptions = {
+  const options = {
     url: config.url,
     headers,
-    contentType: json ? 'application/json' : 'application/x-protobuf',
+    timeoutMs: config.timeoutMs,
     ...(config.tls === undefined ? {} : { tls: config.tls }),
   };
-  const transport =
+  const sender =
     config.protocol === 'grpc'
-      ? (await import('./metric-transport-grpc.js')).grpcMetricTransport(transportOptions)
-      : httpMetricTransport(transportOptions);
+      ? new (await import('./otlp-grpc-span-exporter.js')).OtlpGrpcSpanExporter({
+          ...options,
+          method: '/opentelemetry.proto.collector.metrics.v1.MetricsService/Export',
+        })
+      : new OtlpHttpSpanExporter({ ...options, encoding: json ? 'json' : 'protobuf' });
   return new OtlpMetricExporter(
-    transport,
+    {
+      // grpc-js sends a Buffer; the serializers give a Uint8Array.
+      send: (body) => sender.send(Buffer.from(body.buffer, body.byteOffset, body.byteLength)),
+      shutdown: () => sender.shutdown(),
+    },
     json ? 'json' : 'protobuf',
-    config.timeoutMs,
-    config.temporality,
+    config,
+    log,
   );
 }
 

@@ -20,7 +20,7 @@ import {
 } from './otlp-grpc-client.js';
 
 /** The OTLP trace service's one method. */
-const EXPORT_METHOD = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
+const TRACES_METHOD = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 
 /** What a permanent code most likely means, said where the failure is reported. */
 const HINTS: Partial<Record<GrpcStatus, string>> = {
@@ -37,6 +37,11 @@ export interface OtlpGrpcSpanExporterOptions extends OtlpGrpcClientOptions {
    * @default 10000
    */
   timeoutMs?: number;
+  /**
+   * The OTLP service method requests go to (the metrics export sends through this exporter too).
+   * @default '/opentelemetry.proto.collector.trace.v1.TraceService/Export'
+   */
+  method?: string;
 }
 
 /**
@@ -54,6 +59,7 @@ export class OtlpGrpcSpanExporter implements BatchTransport<Buffer> {
   readonly #client: Client;
   readonly #metadata: Metadata;
   readonly #timeoutMs: number;
+  readonly #method: string;
   readonly #encoder = new OtlpTraceEncoder(tooltraceNumberTypes());
   readonly #calls = new Set<ClientUnaryCall>();
   #shutdown = false;
@@ -65,6 +71,7 @@ export class OtlpGrpcSpanExporter implements BatchTransport<Buffer> {
     this.#client = client;
     this.#metadata = metadata;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#method = options.method ?? TRACES_METHOD;
   }
 
   /** A batch that encodes each span as it is added, for {@link send}. */
@@ -77,7 +84,7 @@ export class OtlpGrpcSpanExporter implements BatchTransport<Buffer> {
     if (this.#shutdown) return Promise.resolve(SHUT_DOWN);
     return new Promise((resolve) => {
       const call = this.#client.makeUnaryRequest<Buffer, Buffer>(
-        EXPORT_METHOD,
+        this.#method,
         (message) => message,
         (message) => message,
         body,

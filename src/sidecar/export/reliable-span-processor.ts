@@ -2,6 +2,7 @@ import { diag } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { BatchTransport, ExportOutcome } from './export-outcome.js';
 import type { SpanBatch } from '../../otlp/index.js';
+import { RetryBackoff } from '../../wire/index.js';
 
 /** Options for {@link ReliableSpanProcessor}. */
 export interface ReliableSpanProcessorOptions {
@@ -131,9 +132,7 @@ export class ReliableSpanProcessor implements SpanProcessor {
   readonly #scheduleDelayMs: number;
   readonly #maxQueueSpans: number;
   readonly #maxConcurrent: number;
-  readonly #initialBackoffMs: number;
-  readonly #maxBackoffMs: number;
-  readonly #maxRetryAfterMs: number;
+  readonly #backoff: RetryBackoff;
   readonly #options: ReliableSpanProcessorOptions;
   /** The batch ended spans are encoded into, until it is full or sent partial. */
   #open: SpanBatch<unknown> | undefined;
@@ -153,8 +152,6 @@ export class ReliableSpanProcessor implements SpanProcessor {
   #dropped = 0;
   readonly #droppedByStatus: Record<string, number> = {};
   #rejected = 0;
-  #backoffMs: number;
-  #retryAt = 0;
   #timer: NodeJS.Timeout | undefined;
   #idleWaiters: (() => void)[] = [];
   #shutdown: Promise<void> | undefined;
@@ -173,10 +170,11 @@ export class ReliableSpanProcessor implements SpanProcessor {
     this.#scheduleDelayMs = options.scheduleDelayMs ?? 200;
     this.#maxQueueSpans = options.maxQueueSpans ?? 50_000;
     this.#maxConcurrent = options.maxConcurrentExports ?? 2;
-    this.#initialBackoffMs = options.initialBackoffMs ?? 500;
-    this.#maxBackoffMs = options.maxBackoffMs ?? 10_000;
-    this.#maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
-    this.#backoffMs = this.#initialBackoffMs;
+    this.#backoff = new RetryBackoff(
+      options.initialBackoffMs ?? 500,
+      options.maxBackoffMs ?? 10_000,
+      options.maxRetryAfterMs ?? 60_000,
+    );
   }
 
   /** True while the spans waiting for export exceed the memory budget. */
@@ -298,9 +296,9 @@ export class ReliableSpanProcessor implements SpanProcessor {
 
   /** Starts exports while there is room in flight; `partial` allows a batch below full size. */
   #pump(partial: boolean): void {
-    const now = Date.now();
-    if (now < this.#retryAt) {
-      this.#schedule(this.#retryAt - now);
+    const waitMs = this.#backoff.waitMs();
+    if (waitMs > 0) {
+      this.#schedule(waitMs);
       return;
     }
     const flushing = partial || this.#idleWaiters.length > 0;
@@ -364,8 +362,7 @@ export class ReliableSpanProcessor implements SpanProcessor {
     outcome: Extract<ExportOutcome, { kind: 'success' }>,
     latencyMs: number,
   ): void {
-    this.#backoffMs = this.#initialBackoffMs;
-    this.#retryAt = 0;
+    this.#backoff.succeeded();
     const rejected = Math.min(batch.length, Math.max(0, outcome.rejectedSpans));
     this.#exported += batch.length - rejected;
     if (rejected > 0 || outcome.rejectionMessage !== '') {
@@ -382,15 +379,7 @@ export class ReliableSpanProcessor implements SpanProcessor {
     // Back in front, whole: it is retried before newer spans, never dropped.
     this.#retries.unshift(batch);
     this.#retrySpans += batch.length;
-    // Retry-After says "not before": a shorter one than the backoff (`0` from a busy endpoint)
-    // must not turn retrying into a busy loop.
-    const jittered = this.#backoffMs * (0.5 + Math.random() * 0.5);
-    const waitMs =
-      retryAfterMs === undefined
-        ? jittered
-        : Math.max(jittered, Math.min(retryAfterMs, this.#maxRetryAfterMs));
-    this.#retryAt = Math.max(this.#retryAt, Date.now() + waitMs);
-    this.#backoffMs = Math.min(this.#backoffMs * 2, this.#maxBackoffMs);
+    this.#backoff.failed(retryAfterMs);
   }
 
   #drop(batch: Batch, status: string, reason: string): void {

@@ -1,9 +1,6 @@
 import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type {
-  ReliableSpanProcessor,
-  ReliableSpanProcessorStats,
-} from './reliable-span-processor.js';
+import type { ReliableSpanProcessor } from './reliable-span-processor.js';
 
 /** What a {@link SpanDestination} is, for the words the logs use about it. */
 export type SpanDestinationKind = 'otlp' | 'file' | 'console' | 'none';
@@ -42,11 +39,6 @@ export class SpanDestinations implements SpanProcessor {
   /** Spans some destination has not taken yet (queued, waiting for a retry, or in flight). */
   get pending(): number {
     return Math.max(0, ...this.destinations.map((destination) => destination.processor.pending));
-  }
-
-  /** Each destination's counts, in {@link destinations} order. */
-  stats(): ReliableSpanProcessorStats[] {
-    return this.destinations.map((destination) => destination.processor.stats());
   }
 
   onStart(span: Span, _parentContext: Context): void {

@@ -14,22 +14,12 @@ export interface HttpIntakeMetrics {
   httpConnectionDropped(reason: 'evicted' | 'turned_away'): void;
 }
 
-/** Options for {@link HttpIntake.start}. */
-export interface HttpIntakeOptions {
-  host: string;
-  /** `0` picks a free port. */
-  port: number;
-  /**
-   * The bearer tokens `POST /v1/events` accepts, each naming a client; when none is required,
-   * anyone may send (loopback only) and events belong to no client.
-   */
-  tokens: ClientTokens;
-  /**
-   * Whether `/metrics` needs a token too (listening beyond loopback); `/healthz` and `/readyz`
-   * never do.
-   * @default false
-   */
-  protectMetrics?: boolean;
+/**
+ * The limits of `POST /v1/events` (`--max-body-bytes`, `--max-connections`, `--header-timeout`,
+ * `--body-timeout`, `--max-inflight-bytes`), stated once for the sidecar's options, its intake
+ * room and each listener.
+ */
+export interface HttpIntakeLimits {
   /**
    * Largest request body, compressed or not, in bytes; larger ones get 413.
    * @default 16777216 (16 MiB)
@@ -55,6 +45,24 @@ export interface HttpIntakeOptions {
    * @default 67108864 (64 MiB)
    */
   maxInflightBytes?: number;
+}
+
+/** Options for {@link HttpIntake.start}. */
+export interface HttpIntakeOptions extends HttpIntakeLimits {
+  host: string;
+  /** `0` picks a free port. */
+  port: number;
+  /**
+   * The bearer tokens `POST /v1/events` accepts, each naming a client; when none is required,
+   * anyone may send (loopback only) and events belong to no client.
+   */
+  tokens: ClientTokens;
+  /**
+   * Whether `/metrics` needs a token too (listening beyond loopback); `/healthz` and `/readyz`
+   * never do.
+   * @default false
+   */
+  protectMetrics?: boolean;
   /** Decodes and replays an NDJSON body sent by `client` (`''` without tokens). */
   ingest: (body: readonly Buffer[], client: string) => Promise<IntakeOutcome>;
   /** While true, `POST /v1/events` answers 429 with `Retry-After` and `/readyz` 503. */

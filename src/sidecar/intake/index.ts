@@ -3,7 +3,7 @@
  * HTTP (`POST /v1/events` with bearer tokens, probes, `/metrics`).
  */
 export { Intakes } from './intakes.js';
-export type { IntakesOptions } from './intakes.js';
+export type { IntakeSettings, IntakesOptions } from './intakes.js';
 export { StdinSource } from './stdin-source.js';
 export type { StdinSourceOptions } from './stdin-source.js';
 export { FollowedFile } from './followed-file.js';
@@ -19,7 +19,11 @@ export { HTTP_INTAKE_DEFAULTS } from './http-intake-options.js';
 export { ClientTokens, DEFAULT_CLIENT, parseClientToken, parseTokenFile } from './client-tokens.js';
 export type { ClientToken } from './client-tokens.js';
 export { ConnectionLimiter } from './connection-limiter.js';
-export type { HttpIntakeMetrics, HttpIntakeOptions } from './http-intake-options.js';
+export type {
+  HttpIntakeLimits,
+  HttpIntakeMetrics,
+  HttpIntakeOptions,
+} from './http-intake-options.js';
 export type { ConnectionObserver } from './connection-limiter.js';
 export { isLoopbackHost, parseListenAddress } from './listen-address.js';
 export type { ListenAddress } from './listen-address.js';

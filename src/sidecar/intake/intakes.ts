@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { ConfigurationError } from '../../errors/index.js';
 import type { EventPipeline } from '../pipeline/index.js';
 import { FollowedFile } from './followed-file.js';
-import type { HttpIntakeMetrics, HttpIntakeOptions } from './http-intake-options.js';
+import type { HttpIntakeLimits, HttpIntakeMetrics } from './http-intake-options.js';
 import { HttpIntake } from './http-intake.js';
 import { ClientTokens, type ClientToken } from './client-tokens.js';
 import { isLoopbackHost, type ListenAddress } from './listen-address.js';
@@ -11,15 +11,14 @@ import { ReadAheadFile } from './read-ahead-file.js';
 import { RefusalLog } from './refusal-log.js';
 import { StdinSource } from './stdin-source.js';
 
-/** Options for {@link Intakes.open}. */
-export interface IntakesOptions {
-  pipeline: EventPipeline;
+/** The sources the sidecar's settings chose, and their limits. */
+export interface IntakeSettings extends HttpIntakeLimits {
   /** Read standard input (`options.input`, else the process's). */
   stdin: boolean;
   input?: Readable;
   files: readonly string[];
   /** The checkpoint of the (single) followed file. */
-  checkpoint: string | undefined;
+  checkpoint?: string | undefined;
   /** Ignore the stored checkpoint and read the file from the start. */
   checkpointReset?: boolean;
   checkpointIntervalMs: number;
@@ -28,11 +27,11 @@ export interface IntakesOptions {
   tokens: readonly ClientToken[];
   /** A file of `NAME=SECRET` lines, read at start-up and by {@link Intakes.reloadTokens}. */
   tokenFile?: string | undefined;
-  maxBodyBytes?: number | undefined;
-  maxConnections?: number | undefined;
-  headersTimeoutMs?: number | undefined;
-  bodyTimeoutMs?: number | undefined;
-  maxInflightBytes?: number | undefined;
+}
+
+/** Options for {@link Intakes.open}: the settings, and what the sources feed and ask. */
+export interface IntakesOptions extends IntakeSettings {
+  pipeline: EventPipeline;
   /** While true, reading pauses and HTTP answers 429. */
   isFull: () => boolean;
   /** Whether the sidecar takes events (`/readyz`). */
@@ -116,7 +115,11 @@ export class Intakes {
             port: address.port,
             tokens,
             protectMetrics: !isLoopbackHost(address.host),
-            ...definedLimits(options),
+            maxBodyBytes: options.maxBodyBytes,
+            maxConnections: options.maxConnections,
+            headersTimeoutMs: options.headersTimeoutMs,
+            bodyTimeoutMs: options.bodyTimeoutMs,
+            maxInflightBytes: options.maxInflightBytes,
             ingest: (body, client) =>
               options.pipeline.ingestBody(body, 'http', client, options.isFull),
             isFull: options.isFull,
@@ -179,17 +182,6 @@ export class Intakes {
   async saveCheckpoints(): Promise<void> {
     await Promise.all(this.#files.map((file) => file.saveFinalCheckpoint()));
   }
-}
-
-/** The HTTP limits `options` sets (the rest keep {@link HttpIntake}'s defaults). */
-function definedLimits(options: IntakesOptions): Partial<HttpIntakeOptions> {
-  const limits: Partial<HttpIntakeOptions> = {};
-  if (options.maxBodyBytes !== undefined) limits.maxBodyBytes = options.maxBodyBytes;
-  if (options.maxConnections !== undefined) limits.maxConnections = options.maxConnections;
-  if (options.headersTimeoutMs !== undefined) limits.headersTimeoutMs = options.headersTimeoutMs;
-  if (options.bodyTimeoutMs !== undefined) limits.bodyTimeoutMs = options.bodyTimeoutMs;
-  if (options.maxInflightBytes !== undefined) limits.maxInflightBytes = options.maxInflightBytes;
-  return limits;
 }
 
 /** Bytes per read when standard input is a regular file (`tooltrace sidecar --stdin < journal`). */

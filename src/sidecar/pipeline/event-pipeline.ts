@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ROOT_CONTEXT, trace, TraceFlags, type Context } from '@opentelemetry/api';
 import { newEventId, type BusEvent, type EventBus, type EventInit } from '../../bus/index.js';
-import { ATTR_END_REASON, ATTR_INFLIGHT, callKey } from '../../otel/internal.js';
+import { ATTR_END_REASON, ATTR_INFLIGHT, callKey, GenerationalMap } from '../../otel/internal.js';
 import {
   IO_SESSION_START,
   type SessionStart,
@@ -46,6 +46,21 @@ export interface LineSource {
   end(): void;
 }
 
+/** How {@link EventPipeline}'s one line path reads a source. */
+interface LineHooks {
+  /** A followed file's checkpoint tracker (see {@link EventPipeline.source}). */
+  tracker?: CheckpointTracker | undefined;
+  /** The HTTP client the lines come from: their ids and sessions are scoped to it. @default '' */
+  client?: string;
+  /** Where rejected lines are logged, and what follows a line's number there. */
+  rejectedLines: RejectedLines;
+  ofWhat?: string;
+  /** Asked before each line: `true` leaves it unread (an HTTP body past a full queue). */
+  skip?: () => boolean;
+  /** Each line but a blank one: its number, and why it was rejected (counted and logged). */
+  onLine?: ((lineNumber: number, failure: DecodeFailure | undefined) => void) | undefined;
+}
+
 /** The line being replayed, while its spans start. */
 interface Dispatch {
   tracker: CheckpointTracker | undefined;
@@ -81,8 +96,7 @@ export class EventPipeline {
   readonly #maxLineBytes: number;
   readonly #maxRemembered: number;
   /** Ids the sidecar made up for lines without `event_id`: they identify nothing across replays. */
-  #synthetic = new Set<string>();
-  #previousSynthetic = new Set<string>();
+  readonly #synthetic: GenerationalMap<true>;
   /** Whether any id was ever made up: journals with event ids skip the lookups. */
   #syntheticCount = 0;
   /** Parents from envelope `traceparent`s, by invoke event id, taken once. */
@@ -120,6 +134,7 @@ export class EventPipeline {
     this.#decodeOptions = { maxLineBytes: options.maxLineBytes };
     this.#maxRemembered = options.maxRemembered ?? 100_000;
     this.#callKeys = new RecentKeys(Math.ceil(this.#maxRemembered / 2));
+    this.#synthetic = new GenerationalMap(this.#maxRemembered);
     this.#log = options.log ?? (() => {});
   }
 
@@ -128,10 +143,7 @@ export class EventPipeline {
    * sidecar made up, so such calls are paired and given span ids by their tool call id.
    */
   stableEventId = (event: BusEvent): string =>
-    this.#syntheticCount !== 0 &&
-    (this.#synthetic.has(event.id) || this.#previousSynthetic.has(event.id))
-      ? ''
-      : event.id;
+    this.#syntheticCount !== 0 && this.#synthetic.get(event.id) === true ? '' : event.id;
 
   /**
    * Whether the line being replayed was read by the run before a restart (its file's
@@ -193,40 +205,21 @@ export class EventPipeline {
   /**
    * A line source for `name` (`stdin`, `file`). With a `tracker`, every line reports its root
    * and end to it, and the spans it starts are pinned there; the splitter's offsets start at
-   * the tracker's.
+   * the tracker's. Each line is told to `onLine` (see {@link LineHooks}).
    */
-  source(name: string, tracker?: CheckpointTracker, label: string = name): LineSource {
-    let lineStart = tracker?.lineEnd ?? 0;
+  source(
+    name: string,
+    tracker?: CheckpointTracker,
+    label: string = name,
+    onLine?: LineHooks['onLine'],
+  ): LineSource {
+    const startOffset = tracker?.lineEnd ?? 0;
     // Lines are numbered from where reading starts; a file resumed mid-way says from where.
     const rejectedLines = new RejectedLines(
-      lineStart === 0 ? label : `${label} (read from byte ${lineStart})`,
+      startOffset === 0 ? label : `${label} (read from byte ${startOffset})`,
       this.#log,
     );
-    let lineNumber = 0;
-    const splitter = new LineSplitter({
-      maxLineBytes: this.#maxLineBytes,
-      startOffset: lineStart,
-      onLine: (line, endOffset) => {
-        lineNumber += 1;
-        const result = this.#ingest(line, name, tracker, lineStart, endOffset);
-        if (result !== true) {
-          this.#metrics.rejected(result.reason);
-          rejectedLines.rejected(`line ${lineNumber}`, result.reason, result.message);
-        }
-        lineStart = endOffset;
-      },
-      onOversizedLine: (length, endOffset) => {
-        lineNumber += 1;
-        this.#metrics.rejected('too_large');
-        rejectedLines.rejected(
-          `line ${lineNumber}`,
-          'too_large',
-          tooLarge(length, this.#maxLineBytes),
-        );
-        tracker?.lineDone(lineStart, endOffset);
-        lineStart = endOffset;
-      },
-    });
+    const splitter = this.#lines(name, { tracker, rejectedLines, onLine });
     return {
       push: (chunk) => splitter.push(chunk),
       end: () => {
@@ -256,30 +249,18 @@ export class EventPipeline {
     let unread = 0;
     let full = false;
     const rejected: Record<string, number> = {};
-    const rejectedLines = this.#rejectedOfClient(sourceName, client);
-    let lineNumber = 0;
-    const count = (reason: string, message: string): void => {
-      rejected[reason] = (rejected[reason] ?? 0) + 1;
-      this.#metrics.rejected(reason);
-      rejectedLines.rejected(`line ${lineNumber} of a request`, reason, message);
-    };
-    const splitter = new LineSplitter({
-      maxLineBytes: this.#maxLineBytes,
-      onLine: (line) => {
-        lineNumber += 1;
-        if (full) {
-          unread += 1;
-          return;
-        }
-        const result = this.#ingest(line, sourceName, undefined, 0, 0, client);
-        if (result === true) accepted += 1;
-        else count(result.reason, result.message);
-        full = isFull?.() ?? false;
-      },
-      onOversizedLine: (length) => {
-        lineNumber += 1;
+    const splitter = this.#lines(sourceName, {
+      client,
+      rejectedLines: this.#rejectedOfClient(sourceName, client),
+      ofWhat: ' of a request',
+      skip: () => {
         if (full) unread += 1;
-        else count('too_large', tooLarge(length, this.#maxLineBytes));
+        return full;
+      },
+      onLine: (_lineNumber, failure) => {
+        if (failure === undefined) accepted += 1;
+        else rejected[failure.reason] = (rejected[failure.reason] ?? 0) + 1;
+        full = isFull?.() ?? false;
       },
     });
     let first = true;
@@ -295,8 +276,48 @@ export class EventPipeline {
   }
 
   /**
+   * The one byte-to-line path of every source (standard input, a followed file, an HTTP body,
+   * `tooltrace view`'s journal): split, numbered, a line of white space only skipped, each other
+   * line decoded and replayed, or rejected (counted by reason and logged).
+   */
+  #lines(name: string, hooks: LineHooks): LineSplitter {
+    const { tracker, client = '', rejectedLines, ofWhat = '' } = hooks;
+    let lineStart = tracker?.lineEnd ?? 0;
+    let lineNumber = 0;
+    const done = (failure: DecodeFailure | undefined, endOffset: number): void => {
+      if (failure !== undefined) {
+        this.#metrics.rejected(failure.reason);
+        rejectedLines.rejected(`line ${lineNumber}${ofWhat}`, failure.reason, failure.message);
+      }
+      hooks.onLine?.(lineNumber, failure);
+      lineStart = endOffset;
+    };
+    return new LineSplitter({
+      maxLineBytes: this.#maxLineBytes,
+      startOffset: lineStart,
+      onLine: (line, endOffset) => {
+        lineNumber += 1;
+        if (hooks.skip?.() === true) return;
+        if (isBlank(line)) {
+          tracker?.lineDone(lineStart, endOffset);
+          lineStart = endOffset;
+          return;
+        }
+        const result = this.#ingest(line, name, tracker, lineStart, endOffset, client);
+        done(result === true ? undefined : result, endOffset);
+      },
+      onOversizedLine: (length, endOffset) => {
+        lineNumber += 1;
+        if (hooks.skip?.() === true) return;
+        tracker?.lineDone(lineStart, endOffset);
+        done(tooLarge(length, this.#maxLineBytes), endOffset);
+      },
+    });
+  }
+
+  /**
    * Decodes and replays one line: `true`, or the reason it was rejected and what was wrong (not
-   * yet counted).
+   * yet counted). A followed file's tracker learns the line's root and end.
    */
   #ingest(
     line: Uint8Array,
@@ -305,76 +326,13 @@ export class EventPipeline {
     lineStart: number,
     lineEnd: number,
     client = '',
-  ): true | { reason: string; message: string } {
+  ): true | DecodeFailure {
     const result = decodeEnvelope(line, this.#decodeOptions);
     if (!result.ok) {
       tracker?.lineDone(lineStart, lineEnd);
       return result;
     }
     if (result.droppedFields !== undefined) this.#countDropped(result);
-    const replayed = this.#replay(result, sourceName, tracker, lineStart, lineEnd, client);
-    return replayed === true ? true : { reason: replayed, message: 'the bus refused it' };
-  }
-
-  /** The rejected-line log of an HTTP client (one per client, named by it), made on first use. */
-  #rejectedOfClient(sourceName: string, client: string): RejectedLines {
-    const key = `${sourceName}\u0000${client}`;
-    let found = this.#rejectedByClient.get(key);
-    if (found === undefined) {
-      found = new RejectedLines(
-        client === '' ? sourceName : `${sourceName} client ${client}`,
-        this.#log,
-      );
-      this.#rejectedByClient.set(key, found);
-    }
-    return found;
-  }
-
-  /**
-   * Decodes and replays one line that belongs to no source (`tooltrace view` reads a whole
-   * file): `true`, or why it was rejected, with the message naming the field. Rejections are
-   * counted like any other.
-   */
-  replayLine(line: string | Uint8Array, sourceName: string): true | DecodeFailure {
-    const result = decodeEnvelope(line, this.#decodeOptions);
-    if (!result.ok) {
-      this.#metrics.rejected(result.reason);
-      return result;
-    }
-    if (result.droppedFields !== undefined) this.#countDropped(result);
-    const replayed = this.#replay(result, sourceName, undefined, 0, 0);
-    if (replayed === true) return true;
-    this.#metrics.rejected(replayed);
-    return {
-      ok: false,
-      reason: replayed as DecodeFailure['reason'],
-      message: 'the bus refused it',
-    };
-  }
-
-  /**
-   * Counts the fields a line lost to their type, by event type and field, and says each
-   * (type, field) once on the log, with what was wrong: the line itself went through.
-   */
-  #countDropped(result: DecodeSuccess): void {
-    const type = result.event.type;
-    for (const { field, message } of result.droppedFields!) {
-      if (!this.#metrics.fieldDropped(type, field)) continue;
-      this.#log(
-        `tooltrace sidecar: a ${type} line has ${message}; the field is left out and the event kept (counted in tooltrace_fields_dropped_total, reported once per field)`,
-      );
-    }
-  }
-
-  /** Replays a decoded line: `true`, or the reason it was rejected (not yet counted). */
-  #replay(
-    result: DecodeSuccess,
-    sourceName: string,
-    tracker: CheckpointTracker | undefined,
-    lineStart: number,
-    lineEnd: number,
-    client = '',
-  ): true | string {
     const init = result.event;
     this.#assignSession(init, sourceName, client);
     // Counted before the ids are scoped, so a report names the id the client sent.
@@ -408,6 +366,34 @@ export class EventPipeline {
       this.#dispatch = undefined;
       this.#replaying = false;
       tracker?.lineDone(root, lineEnd);
+    }
+  }
+
+  /** The rejected-line log of an HTTP client (one per client, named by it), made on first use. */
+  #rejectedOfClient(sourceName: string, client: string): RejectedLines {
+    const key = `${sourceName}\u0000${client}`;
+    let found = this.#rejectedByClient.get(key);
+    if (found === undefined) {
+      found = new RejectedLines(
+        client === '' ? sourceName : `${sourceName} client ${client}`,
+        this.#log,
+      );
+      this.#rejectedByClient.set(key, found);
+    }
+    return found;
+  }
+
+  /**
+   * Counts the fields a line lost to their type, by event type and field, and says each
+   * (type, field) once on the log, with what was wrong: the line itself went through.
+   */
+  #countDropped(result: DecodeSuccess): void {
+    const type = result.event.type;
+    for (const { field, message } of result.droppedFields!) {
+      if (!this.#metrics.fieldDropped(type, field)) continue;
+      this.#log(
+        `tooltrace sidecar: a ${type} line has ${message}; the field is left out and the event kept (counted in tooltrace_fields_dropped_total, reported once per field)`,
+      );
     }
   }
 
@@ -487,24 +473,20 @@ export class EventPipeline {
     );
   }
 
-  #emit(init: EventInit, sourceName: string): true | string {
+  #emit(init: EventInit, sourceName: string): true | DecodeFailure {
     try {
       this.#bus.emitEvent(init);
       this.#metrics.received(sourceName);
       return true;
     } catch {
       // The decoder checked every field the bus checks; this is a safety net, not a path.
-      return 'wrong_type';
+      return { ok: false, reason: 'wrong_type', message: 'the bus refused it' };
     }
   }
 
   #rememberSynthetic(id: string): void {
     this.#syntheticCount += 1;
-    this.#synthetic.add(id);
-    if (this.#synthetic.size >= this.#maxRemembered) {
-      this.#previousSynthetic = this.#synthetic;
-      this.#synthetic = new Set();
-    }
+    this.#synthetic.set(id, true);
   }
 }
 
@@ -529,7 +511,19 @@ function scopeEventIds(init: EventInit, client: string, hasEventId: boolean): vo
   }
 }
 
-/** What is wrong with a line longer than the limit. */
-function tooLarge(length: number, maxLineBytes: number): string {
-  return `the line is ${length} bytes, over --max-line-bytes (${maxLineBytes})`;
+/** What is wrong with a line longer than the limit, in the decoder's words. */
+function tooLarge(length: number, maxLineBytes: number): DecodeFailure {
+  return {
+    ok: false,
+    reason: 'too_large',
+    message: `the line is ${length} bytes, over the limit of ${maxLineBytes} bytes`,
+  };
+}
+
+/** Whether a line holds nothing but ASCII white space (as a journal's trailing lines may). */
+function isBlank(line: Uint8Array): boolean {
+  for (const byte of line) {
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
+  }
+  return true;
 }

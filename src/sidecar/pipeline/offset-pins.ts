@@ -33,11 +33,6 @@ export class OffsetPins {
     this.#pinned.delete(key);
   }
 
-  /** Whether `key` holds a pin. */
-  has(key: object): boolean {
-    return this.#pinned.has(key);
-  }
-
   /** How many pins are held. */
   get size(): number {
     return this.#pinned.size;
@@ -52,12 +47,6 @@ export class OffsetPins {
       this.#pop();
     }
     return undefined;
-  }
-
-  /** Drops every pin. */
-  clear(): void {
-    this.#pinned.clear();
-    this.#heap = [];
   }
 
   #push(entry: Pin): void {

@@ -277,7 +277,7 @@ describe('tooltrace sidecar metrics export', () => {
     expect((await sidecar.exited).code).toBe(0);
     const stderr = sidecar.stderr();
     expect(stderr).toContain(
-      `the final metrics were not delivered to ${testbed.receiver.url}/not-metrics (404 Not Found from ${testbed.receiver.url}/not-metrics: no OTLP endpoint at /not-metrics)`,
+      `the final metrics were not delivered to ${testbed.receiver.url}/not-metrics (404 Not Found from ${testbed.receiver.url}/not-metrics — is the endpoint path right?: no OTLP endpoint at /not-metrics)`,
     );
     expect(stderr).not.toContain('trying again at the next interval');
     expect(testbed.receiver.spans).toHaveLength(1);

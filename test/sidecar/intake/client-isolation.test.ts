@@ -76,7 +76,11 @@ describe('tooltrace sidecar --token NAME=SECRET (client isolation)', () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  const listen = async (options: { tokens?: string[]; tokenFile?: string }): Promise<Sidecar> => {
+  const listen = async (options: {
+    tokens?: string[];
+    tokenFile?: string;
+    traceBy?: 'session';
+  }): Promise<Sidecar> => {
     const sidecar = await runSidecar({
       ...options,
       listen: ['127.0.0.1:0'],
@@ -152,6 +156,28 @@ describe('tooltrace sidecar --token NAME=SECRET (client isolation)', () => {
     );
     expect(shown).not.toContain('\\u0001');
     expect(shown).toContain('"gen_ai.conversation.id":"s1"');
+  });
+
+  it('names a client’s session root span after the session it sent (--trace-by session)', async () => {
+    const sidecar = await listen({ tokens: ['alice=secret-a'], traceBy: 'session' });
+    const invokeId = eventIdFor('rooted');
+    await post(sidecar, 'secret-a', [
+      line({
+        type: 'io.session.start',
+        eventId: eventIdFor('session-start'),
+        offsetMs: 0,
+        payload: { session_id: 's1' },
+      }),
+      invoke('tc_1', invokeId, 1),
+      result('tc_1', eventIdFor('rooted-result'), invokeId, 2),
+    ]);
+    await sidecar.stop('test step');
+    running.delete(sidecar);
+
+    const root = receiver.spans.find((span) => span.parentSpanId === '');
+    expect(root?.name).toBe('session s1');
+    expect(root?.attributes['tooltrace.client']).toBe('alice');
+    expect(root?.attributes['gen_ai.conversation.id']).toBe('s1');
   });
 
   it('counts a client’s reused event ids and call ids in /metrics, and says so once', async () => {
