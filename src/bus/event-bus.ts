@@ -101,7 +101,7 @@ let emitWithAnswer: <T, R>(
   payload: T,
   options: EmitOptions,
   answer: (event: BusEvent<T>) => R,
-) => { event: BusEvent<T>; answered: boolean; value?: R; error?: unknown };
+) => { event: BusEvent<T>; value?: R; error?: unknown };
 
 /**
  * An in-process event bus whose events carry causation. Dispatch is synchronous: `emit` returns
@@ -217,14 +217,11 @@ export class EventBus {
     payload: T,
     options: EmitOptions,
     answer: (event: BusEvent<T>) => R,
-  ): { event: BusEvent<T>; answered: boolean; value?: R; error?: unknown } {
+  ): { event: BusEvent<T>; value?: R; error?: unknown } {
     checkType(type);
     const event = this.#build<T>(type, payload, options);
     this.#ring.push(event);
-    const outcome: { event: BusEvent<T>; answered: boolean; value?: R; error?: unknown } = {
-      event,
-      answered: false,
-    };
+    const outcome: { event: BusEvent<T>; value?: R; error?: unknown } = { event };
     const list = this.#handlersFor(type).subscriptions;
     const deliver = (): void => {
       let index = 0;
@@ -233,7 +230,6 @@ export class EventBus {
         if (subscription.priority > 0) break;
         this.#deliverOne(subscription, event);
       }
-      outcome.answered = true;
       try {
         outcome.value = this.#inScope(answer as unknown as EventHandler, event) as unknown as R;
       } catch (error) {
@@ -806,7 +802,7 @@ export function emitAnswered<T, R>(
   payload: T,
   options: EmitOptions,
   answer: (event: BusEvent<T>) => R,
-): { event: BusEvent<T>; answered: boolean; value?: R; error?: unknown } {
+): { event: BusEvent<T>; value?: R; error?: unknown } {
   return emitWithAnswer(bus, type, payload, options, answer);
 }
 
