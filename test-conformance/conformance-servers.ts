@@ -16,6 +16,7 @@ import type { EventBus } from '../src/bus/index.js';
 import { serveMcpTools, type McpServedTool } from '../src/mcp/index.js';
 import type { ChannelTool, ToolEvent } from '../src/streamtool/index.js';
 import { nodeHandler } from '../test/mcp/modern-http-server.js';
+import { sdkAloneServer } from './conformance-sdk-alone.js';
 import { conformanceTools2026 } from './conformance-tools-2026.js';
 
 /** A 1×1 PNG. */
@@ -152,7 +153,19 @@ export async function startConformanceServer(
   line: SdkLine,
   bus: EventBus,
 ): Promise<ConformanceServer> {
-  const handle = line === '1.x' ? legacyHandler(bus) : modernHandler(bus);
+  return listen(line === '1.x' ? legacyHandler(bus) : modernHandler(bus));
+}
+
+/**
+ * The same tools registered on the 2.x `McpServer` alone (no tooltrace; `conformance-sdk-alone.ts`),
+ * served as {@link startConformanceServer} serves them: the baseline of the comparison.
+ */
+export function startSdkAloneServer(): Promise<ConformanceServer> {
+  return listen(guarded(createMcpHandler(sdkAloneServer)));
+}
+
+/** Serves `handle` at `/mcp` on 127.0.0.1:0. */
+async function listen(handle: Handler): Promise<ConformanceServer> {
   const http = createServer((request, response) => {
     if (new URL(request.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') {
       response.writeHead(404).end();
@@ -199,11 +212,17 @@ function legacyHandler(bus: EventBus): Handler {
 
 /** The 2.x line: `createMcpHandler`'s web-standard `fetch`, a new `McpServer` per request. */
 function modernHandler(bus: EventBus): Handler {
-  const handler = createMcpHandler(() => {
-    const server = new McpServer2({ name: 'tooltrace-conformance', version: '2.0.0' });
-    serveMcpTools(server, [...conformanceTools, ...conformanceTools2026], { bus });
-    return server;
-  });
+  return guarded(
+    createMcpHandler(() => {
+      const server = new McpServer2({ name: 'tooltrace-conformance', version: '2.0.0' });
+      serveMcpTools(server, [...conformanceTools, ...conformanceTools2026], { bus });
+      return server;
+    }),
+  );
+}
+
+/** A 2.x handler behind the DNS-rebinding checks, as a Node request handler. */
+function guarded(handler: { fetch(request: Request): Promise<Response> }): Handler {
   // DNS rebinding: a local server answers only requests for a local host from a local origin.
   return nodeHandler(
     async (request) =>

@@ -238,12 +238,17 @@ export const conformanceTools2026: readonly McpServedTool[] = [
   {
     tool: {
       name: 'test_tool_with_task',
-      async *stream(): AsyncGenerator<ToolEvent> {
-        await Promise.resolve();
-        yield { kind: 'complete', payload: text('ran as a task') };
+      async *stream(_signal, _input, context): AsyncGenerator<ToolEvent> {
+        // Asked as its first act: an input_required round of tools/call, then a task.
+        const answer = await ask(
+          context,
+          elicit('user_name', 'What is your name?', 'name', 'string'),
+        );
+        yield { kind: 'progress', progress: 0.5, payload: 'greeting' };
+        yield { kind: 'complete', payload: text(`Hello, ${field(answer, 'name')}! (a task)`) };
       },
     },
-    description: 'Only as a task',
+    description: 'Only as a task; asks for a name first',
     execution: { taskSupport: 'required' },
   },
   {

@@ -9,6 +9,7 @@ import { TOOL_RESULT, type ToolResult } from '../src/events/index.js';
 import { ROOT } from '../test/demo/cli-process.js';
 import {
   startConformanceServer,
+  startSdkAloneServer,
   type ConformanceServer,
   type SdkLine,
 } from './conformance-servers.js';
@@ -227,10 +228,37 @@ describe('ChannelTools served by serveMcpTools on the 2.x McpServer, MCP 2026-07
 });
 
 /**
+ * The baseline: the same tools registered on the 2.x `McpServer` alone (no tooltrace) pass the
+ * same tools-scope scenarios, so "through serveMcpTools" and "on the SDK alone" are one list. (Of
+ * the 37 server scenarios the 2026-07-28 requirements list, the other 12 need prompts, resources
+ * or completions: neither server has them.)
+ */
+describe('the same tools on the 2.x McpServer alone (no tooltrace), MCP 2026-07-28', () => {
+  let server: ConformanceServer;
+  beforeAll(async () => {
+    server = await startSdkAloneServer();
+  });
+  afterAll(() => server.close());
+
+  it.each(SERVER_SCENARIOS_2026.map(([scenario]) => scenario))(
+    'passes the suite’s %s scenario',
+    async (scenario) => {
+      const { checks, code } = await conformance(
+        ['server', '--url', server.url, '--scenario', scenario, '--spec-version', '2026-07-28'],
+        CLI_2026,
+      );
+      const judged = outcomes(checks);
+      expect(judged.length).toBeGreaterThan(0);
+      expect(judged.filter((outcome) => outcome.includes(': FAILURE'))).toEqual([]);
+      expect(code).toBe(0);
+    },
+  );
+});
+
+/**
  * The tasks extension's scenarios (io.modelcontextprotocol/tasks, SEP-2663; the suite runs them
- * unscored, `--force` at 2026-07-28). Not here: tasks-mrtr-composition, whose tool gathers input
- * with input_required rounds before it becomes a task (serveMcpTools makes a task of the first
- * request of a client that declared the extension, and asks its questions through tasks/get).
+ * unscored, `--force` at 2026-07-28), tasks-mrtr-composition among them: its tool asks as its
+ * first act, so its question is an input_required round of tools/call and the task comes after.
  */
 const TASK_SCENARIOS = [
   'tasks-lifecycle',
@@ -242,6 +270,7 @@ const TASK_SCENARIOS = [
   'tasks-dispatch-and-envelope',
   'tasks-status-notifications',
   'tasks-required-task-error',
+  'tasks-mrtr-composition',
 ];
 
 describe('ChannelTools served as MCP 2026-07-28 tasks (the extension) on the 2.x McpServer', () => {

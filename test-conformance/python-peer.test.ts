@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TOOL_STREAM_PROGRESS, type ToolStreamProgress } from '../src/events/index.js';
 import { mcpTools } from '../src/mcp/index.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../src/testing/index.js';
 import { ROOT } from '../test/demo/cli-process.js';
@@ -89,4 +90,70 @@ describe('mcpTools() against a Python MCP server (mcp 2.3 from PyPI) over stdio'
       ).toEqual(['requested', answer.action === 'accept' ? 'accepted' : 'declined']);
     },
   );
+});
+
+describe('mcpTools() against a FastMCP task server (fastmcp 4.1.4 + fastmcp-tasks, from PyPI) over stdio', () => {
+  it('follows its MCP 2026-07-28 task to the end: status messages as progress, its question answered with tasks/update, one span', async () => {
+    if (PYTHON === undefined)
+      throw new Error('MCP_PYTHON_PEER is not set: run npm run test:conformance');
+    receiver = await startOtlpReceiver();
+    harness = await startTracingHarness({ receiver });
+    client = new Client(
+      { name: 'agent', version: '2.0.0' },
+      {
+        capabilities: {
+          elicitation: {},
+          extensions: { 'io.modelcontextprotocol/tasks': {} },
+        },
+        versionNegotiation: { mode: 'auto' },
+      },
+    );
+    await client.connect(
+      new StdioClientTransport({
+        command: PYTHON,
+        args: [join(ROOT, 'test-conformance/python/fastmcp_tasks_server.py')],
+        stderr: 'ignore',
+      }),
+    );
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const questions: string[] = [];
+    attachTools(
+      harness.bus,
+      await mcpTools(client, {
+        taskMinPollInterval: 50,
+        inputHandler: (question) => {
+          questions.push(`${question.method}: ${String(question.params?.message)}`);
+          return { action: 'accept', content: { go_on: true } };
+        },
+      }),
+    );
+    const messages: unknown[] = [];
+    harness.bus.subscribe<ToolStreamProgress>(TOOL_STREAM_PROGRESS, (event) => {
+      const payload = event.payload.payload as { statusMessage?: unknown } | undefined;
+      if (payload?.statusMessage !== undefined) messages.push(payload.statusMessage);
+    });
+
+    const result = await callTool(harness.bus, {
+      id: 'tc_1',
+      name: 'index_folder',
+      arguments: { folder: 'tmp' },
+    });
+
+    expect(result.error).toBeUndefined();
+    expect(JSON.parse(result.output)).toMatchObject({
+      content: [{ type: 'text', text: 'indexed 12 files in tmp' }],
+    });
+    expect(questions).toEqual(['elicitation/create: Index the rest of tmp?']);
+    expect(messages).toEqual(['indexed half of tmp', 'indexed all of tmp']);
+    const [span] = await harness.spans(1);
+    expect(span!.name).toBe('execute_tool index_folder');
+    expect(span!.attributes).toMatchObject({
+      'mcp.protocol.version': '2026-07-28',
+      'tooltrace.mcp.task.status': 'completed',
+      'tooltrace.mcp.task.input_required': true,
+      'tooltrace.mcp.input.rounds': 1,
+    });
+    expect(span!.attributes['tooltrace.mcp.task.id']).toEqual(expect.any(String));
+    expect(span!.attributes['tooltrace.mcp.task.polls']).toBeGreaterThan(1);
+  });
 });

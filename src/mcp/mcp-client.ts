@@ -114,3 +114,45 @@ export function protocolVersionOf(client: McpClient): string | undefined {
   const version = (client.transport as { protocolVersion?: unknown } | undefined)?.protocolVersion;
   return typeof version === 'string' ? version : undefined;
 }
+
+/** A Standard Schema that takes any object: the 2.x client asks one of every request. */
+const ANY_OBJECT = {
+  '~standard': {
+    version: 1,
+    vendor: 'tooltrace',
+    validate: (value: unknown) =>
+      value !== null && typeof value === 'object'
+        ? { value }
+        : { issues: [{ message: 'the result is not an object' }] },
+  },
+} as const;
+
+interface RequestingClient {
+  request(request: unknown, resultSchema: unknown, options?: unknown): Promise<unknown>;
+}
+
+/**
+ * One request of a method the 2.x client has no helper for (the tasks extension's `tasks/get`,
+ * `tasks/update`, `tasks/cancel`), sent through its own `request()` so it carries the client's
+ * `_meta` envelope and routing headers. Rejects when the client has no `request()`.
+ */
+export async function requestOn(
+  client: McpClient,
+  method: string,
+  params: Record<string, unknown>,
+  options: { signal?: AbortSignal; timeout?: number } = {},
+): Promise<Record<string, unknown>> {
+  const request = (client as unknown as Partial<RequestingClient>).request;
+  if (typeof request !== 'function') {
+    throw new TypeError(`this MCP client has no request() to send ${method} with`);
+  }
+  return (await request.call(client, { method, params }, ANY_OBJECT, options)) as Record<
+    string,
+    unknown
+  >;
+}
+
+/** Sends `tasks/cancel` (2026-07-28) for `taskId`, not waiting: a finished task refuses, fine. */
+export function cancelTask(client: McpClient, taskId: string): void {
+  requestOn(client, 'tasks/cancel', { taskId }).catch(() => {});
+}

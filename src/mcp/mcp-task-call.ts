@@ -202,7 +202,7 @@ async function createdUnlessAborted(
  * Runs one request with a signal of its own that aborts with `signal`, so a request that
  * finished keeps no listener on the call's signal (the 1.x SDK never removes its own).
  */
-async function untilAborted<T>(
+export async function untilAborted<T>(
   signal: AbortSignal,
   request: (stageSignal: AbortSignal) => Promise<T>,
 ): Promise<T> {
@@ -223,7 +223,7 @@ async function untilAborted<T>(
  * carrying the status as `tooltrace.mcp.task.status` (the message is content: it is in the
  * payload, recorded under the capture rules), and the span's.
  */
-class StatusTrail {
+export class StatusTrail {
   readonly #channel: ToolChannel;
   #last = '';
   #lastAt = 0;

@@ -31,6 +31,7 @@ import { ProgressRelay } from './progress-relay.js';
 import { onProgressReceived } from './received-progress.js';
 import { onRequestSent } from './sent-request-ids.js';
 import { callWithInputRounds, type McpInputHandler } from './mcp-input-call.js';
+import { followExtensionTask } from './mcp-task-extension-call.js';
 import { isStatelessVersion } from './protocol-version.js';
 
 /** Options for {@link mcpTools}. */
@@ -71,7 +72,11 @@ export interface McpToolsOptions {
    * Which tools are called as MCP tasks (2025-11-25, SDK 1.x): `required` calls only those the
    * server lists with `execution.taskSupport: "required"` (they cannot be called otherwise),
    * `optional` those with `"optional"` too. Only when the server has the tasks capability for
-   * `tools/call`.
+   * `tools/call`. On the 2.x client (MCP 2026-07-28 tasks extension) the server decides instead:
+   * a client that declares `extensions: { 'io.modelcontextprotocol/tasks': {} }` in its
+   * capabilities has every task the server makes of a call followed to its end (polled with
+   * `tasks/get`, its questions answered by `inputHandler` with `tasks/update`, an abort sent as
+   * `tasks/cancel`), with the same interval, deadline and trace as here.
    * @default 'required'
    */
   tasks?: 'required' | 'optional';
@@ -125,7 +130,10 @@ export interface McpToolsOptions {
 export interface McpChannelTool extends ChannelTool {
   /** The tool's definition from `tools/list` (description, input schema, annotations). */
   readonly definition: McpToolDefinition;
-  /** Whether a call runs as an MCP task (see {@link McpToolsOptions.tasks}). */
+  /**
+   * Whether a call runs as an MCP 2025-11-25 task (see {@link McpToolsOptions.tasks}). On the 2.x
+   * client a 2026-07-28 server decides per call, and a task it makes is followed whatever this says.
+   */
   readonly runsAsTask: boolean;
 }
 
@@ -302,21 +310,12 @@ class McpTool implements McpChannelTool {
             relay.flush();
             return settleCall(channel, this.name, result);
           })
-        : callWithInputRounds(
-            this.#client,
-            channel,
-            this.name,
-            params,
-            this.#roundOptions(callOptions),
-            signal,
-            {
-              handler: this.#options.inputHandler,
-              maxRounds: this.#options.maxInputRounds ?? 10,
+        : this.#callModern(channel, params, this.#roundOptions(callOptions), signal).then(
+            (result) => {
+              relay.flush();
+              return result === undefined ? undefined : settleCall(channel, this.name, result);
             },
-          ).then((result) => {
-            relay.flush();
-            return settleCall(channel, this.name, result);
-          });
+          );
     running
       .catch((error: unknown) => {
         relay.flush();
@@ -334,6 +333,49 @@ class McpTool implements McpChannelTool {
     return channel;
   }
 
+  /**
+   * A call on the 2.x client: its input rounds, then the result — or, when the server made a task
+   * of it (MCP 2026-07-28 tasks extension), the task followed to its end (settling `channel`,
+   * resolving `undefined`).
+   */
+  async #callModern(
+    channel: ToolChannel,
+    params: { name: string; arguments: Record<string, unknown>; _meta: Record<string, string> },
+    callOptions: McpCallOptions,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const input = {
+      handler: this.#options.inputHandler,
+      maxRounds: this.#options.maxInputRounds ?? 10,
+    };
+    const outcome = await callWithInputRounds(
+      this.#client,
+      channel,
+      this.name,
+      params,
+      callOptions,
+      signal,
+      input,
+    );
+    if (outcome.kind === 'result') return outcome.result;
+    await followExtensionTask(this.#client, channel, this.name, outcome.task, signal, {
+      ...this.#taskOptions(),
+      input,
+      rounds: outcome.rounds,
+    });
+    return undefined;
+  }
+
+  #taskOptions(): TaskCallOptions {
+    const options: TaskCallOptions = {
+      pollInterval: this.#options.taskPollInterval ?? 1000,
+      minPollInterval: this.#options.taskMinPollInterval ?? 100,
+      deadline: this.#options.taskDeadline ?? 3_600_000,
+    };
+    if (this.#options.taskTtl !== undefined) options.ttl = this.#options.taskTtl;
+    return options;
+  }
+
   async #runTask(
     channel: ToolChannel,
     params: { name: string; arguments: Record<string, unknown>; _meta: Record<string, string> },
@@ -347,13 +389,7 @@ class McpTool implements McpChannelTool {
           '(tasks need @modelcontextprotocol/sdk 1.x)',
       );
     }
-    const options: TaskCallOptions = {
-      pollInterval: this.#options.taskPollInterval ?? 1000,
-      minPollInterval: this.#options.taskMinPollInterval ?? 100,
-      deadline: this.#options.taskDeadline ?? 3_600_000,
-    };
-    if (this.#options.taskTtl !== undefined) options.ttl = this.#options.taskTtl;
-    await runTaskCall(api, channel, this.name, params, callOptions, signal, options);
+    await runTaskCall(api, channel, this.name, params, callOptions, signal, this.#taskOptions());
   }
 
   /**

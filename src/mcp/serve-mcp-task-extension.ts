@@ -15,6 +15,7 @@ import type { McpCallToolResult, McpToolServer } from './mcp-tool-server.js';
 import type { ServedRequest } from './served-request.js';
 import { refuse } from './served-refusals.js';
 import type { ServedCall, StreamListener } from './served-tool.js';
+import { statusNote } from './served-input-call.js';
 
 /**
  * MCP 2026-07-28's tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) for tools served
@@ -57,16 +58,26 @@ class ServedTask {
   result: McpCallToolResult | undefined;
   /** A protocol error the task failed with (a tool's failure that carries a JSON-RPC code). */
   error: { code: number; message: string } | undefined;
-  readonly controller = new AbortController();
+  readonly controller: AbortController;
   readonly questions = new Map<string, Question>();
   served: ServedCall | undefined;
   #keys = 0;
   #rounds = 0;
   readonly #capabilities: Readonly<Record<string, unknown>> | undefined;
 
-  constructor(toolName: string, capabilities: Readonly<Record<string, unknown>> | undefined) {
+  constructor(
+    toolName: string,
+    capabilities: Readonly<Record<string, unknown>> | undefined,
+    controller = new AbortController(),
+  ) {
     this.toolName = toolName;
     this.#capabilities = capabilities;
+    this.controller = controller;
+  }
+
+  /** Asks the client, through `tasks/get`'s `inputRequests`. */
+  ask(request: ToolInputRequest): Promise<ToolInputResponse> {
+    return this.#ask(request);
   }
 
   get context(): ToolContext {
@@ -190,17 +201,32 @@ export function refuseWithoutTasks(request: ServedRequest, toolName: string): Mc
 }
 
 /**
- * Starts a task for one `tools/call`: `start` runs the tool with the task's context and signal;
- * resolves with the `CreateTaskResult`.
+ * Makes a task of a call that ran until now as a plain one (its first requests answered with
+ * `input_required` rounds, SEP-2322 before SEP-2663): its abort controller becomes the task's,
+ * its questions from now on go through `tasks/get`, `note` is the first status message.
+ * Resolves with the `CreateTaskResult`.
  */
-export function createTask(
+export function adoptTask(
   toolName: string,
   request: ServedRequest,
   options: TaskExtensionOptions,
-  start: (context: ToolContext, signal: AbortSignal) => ServedCall,
+  call: ServedCall,
+  controller: AbortController,
+  handOver: (ask: (question: ToolInputRequest) => Promise<ToolInputResponse>) => void,
+  note: string | undefined,
 ): Record<string, unknown> {
-  const task = new ServedTask(toolName, request.clientCapabilities);
-  const call = start(task.context, task.controller.signal);
+  const task = new ServedTask(toolName, request.clientCapabilities, controller);
+  if (note !== undefined) task.setStatus('working', note);
+  handOver((question) => task.ask(question));
+  return follow(task, call, options);
+}
+
+/** Keeps `task` for `tasks/*` while `call` runs it; the `CreateTaskResult`. */
+function follow(
+  task: ServedTask,
+  call: ServedCall,
+  options: TaskExtensionOptions,
+): Record<string, unknown> {
   task.served = call;
   call.relay.listen(statusMessages(task));
   remember(task, options);
@@ -234,9 +260,7 @@ export function createTask(
 function statusMessages(task: ServedTask): StreamListener {
   return {
     progress: (fraction, payload) => {
-      const note = payload === undefined ? '' : toolOutput(payload);
-      const percent = fraction >= 0 ? `${Math.round(fraction * 100)}%` : '';
-      const message = [percent, note].filter((part) => part !== '').join(' ');
+      const message = statusNote(fraction, payload);
       if (message !== '') task.setStatus(task.status, message);
       return Promise.resolve();
     },

@@ -31,7 +31,7 @@ import {
 } from './served-input-call.js';
 import { answerRefusals, refuse } from './served-refusals.js';
 import {
-  createTask,
+  adoptTask,
   declaresTasks,
   installTaskMethods,
   refuseWithoutTasks,
@@ -150,9 +150,8 @@ export function serveMcpTools(
         }
         return serveAsking(server, bus, source, served, input, request, network, limits);
       }
-      return createTask(tool.name, request, taskOptions, (context, signal) =>
-        startCall(bus, source, served, input, request, network, signal, context),
-      );
+      // Asked at once, the tool's questions go in input_required rounds; then it is a task.
+      return serveAsking(server, bus, source, served, input, request, network, limits, taskOptions);
     };
     const limits: WaitingLimits = {
       timeout: positive(options.inputTimeout, 'inputTimeout') ?? 600_000,
@@ -191,7 +190,10 @@ export function serveMcpTools(
         { pollInterval: options.taskPollInterval ?? 500, ttl: options.taskTtl ?? 300_000 },
       );
     }
-    const serve = async (input: Record<string, unknown>, extra: unknown): Promise<ServedAnswer> => {
+    const serve = async (
+      input: Record<string, unknown>,
+      extra: unknown,
+    ): Promise<ServedAnswer | Record<string, unknown>> => {
       const given = servedRequestOf(extra);
       const request: ServedRequest = {
         ...given,
@@ -240,8 +242,25 @@ async function serveAsking(
   request: ServedRequest,
   network: string | undefined,
   limits: WaitingLimits,
-): Promise<ServedAnswer> {
+  tasks?: TaskExtensionOptions,
+): Promise<ServedAnswer | Record<string, unknown>> {
   const name = served.tool.name;
+  /** The request's answer: a task made of the call (task-first calls), or what the call says. */
+  const settle = (
+    asking: ServedInputCall,
+    answer: ServedAnswer | 'task',
+  ): ServedAnswer | Record<string, unknown> => {
+    if (answer !== 'task') return refusedIfMissing(request, answer, asking.served);
+    return adoptTask(
+      name,
+      request,
+      tasks!,
+      asking.served!,
+      asking.controller,
+      (ask) => asking.handOver(ask),
+      asking.lastNote,
+    );
+  };
   if (request.requestState !== undefined) {
     const state = request.requestState;
     const opened = typeof state === 'string' ? openState(state, name) : undefined;
@@ -257,7 +276,7 @@ async function serveAsking(
         ),
       );
     }
-    return refusedIfMissing(request, await waiting.answer(request, true), waiting.served);
+    return settle(waiting, await waiting.answer(request, true));
   }
   const controller = new AbortController();
   const asking = new ServedInputCall(
@@ -265,6 +284,7 @@ async function serveAsking(
     { ...request, clientCapabilities: request.clientCapabilities ?? clientCapabilitiesOf(server) },
     controller,
     limits,
+    tasks !== undefined,
   );
   const call = startCall(
     bus,
@@ -277,7 +297,7 @@ async function serveAsking(
     asking.context,
   );
   asking.bind(call);
-  return refusedIfMissing(request, await asking.answer(request, false), call);
+  return settle(asking, await asking.answer(request, false));
 }
 
 /** The answer, or the refusal a call that failed for a refused question ends its request with. */

@@ -14,6 +14,14 @@ import { sealState } from './request-state-seal.js';
 import type { ServedRequest } from './served-request.js';
 import type { ServedCall, StreamListener } from './served-tool.js';
 import type { ToolInputMethod } from '../streamtool/tool-context.js';
+import { toolOutput } from '../streamtool/tool-output.js';
+
+/** A stream event as a task's status message: `50% step 2` (the percent when known). */
+export function statusNote(fraction: number, payload: unknown): string {
+  const note = payload === undefined ? '' : toolOutput(payload);
+  const percent = fraction >= 0 ? `${Math.round(fraction * 100)}%` : '';
+  return [percent, note].filter((part) => part !== '').join(' ');
+}
 
 /** What a served `tools/call` that may ask for input answers: a result, or a question. */
 export type ServedAnswer = McpCallToolResult | InputRequiredResult;
@@ -77,13 +85,21 @@ export class ServedInputCall {
   #wake: (() => void) | undefined;
   #attached: { request: ServedRequest; notifier: ProgressNotifier; unlink: () => void } | undefined;
   #timer: NodeJS.Timeout | undefined;
+  readonly #taskFirst: boolean;
+  #streamed = false;
+  #wakeTask: (() => void) | undefined;
+  #delegate: ((request: ToolInputRequest) => Promise<ToolInputResponse>) | undefined;
+  /** The tool's last progress note or partial, as a task's `statusMessage` (task-first calls). */
+  lastNote: string | undefined;
 
   constructor(
     toolName: string,
     first: ServedRequest,
     controller: AbortController,
     limits: WaitingLimits,
+    taskFirst = false,
   ) {
+    this.#taskFirst = taskFirst;
     this.toolName = toolName;
     this.#controller = controller;
     this.#limits = limits;
@@ -101,7 +117,27 @@ export class ServedInputCall {
   /** Binds the running call (its relay hears the stream; it is started with {@link context}). */
   bind(served: ServedCall): void {
     this.#served = served;
-    served.relay.listen(this.#forwarder());
+    served.relay.listen(this.#taskFirst ? this.#taskTrigger() : this.#forwarder());
+  }
+
+  /** The call's controller: its abort ends the tool (a task made of the call aborts it too). */
+  get controller(): AbortController {
+    return this.#controller;
+  }
+
+  /**
+   * Hands the call's questions over to `ask` (a task made of the call asks through `tasks/get`
+   * from now on); a question asked meanwhile goes there too.
+   */
+  handOver(ask: (request: ToolInputRequest) => Promise<ToolInputResponse>): void {
+    this.#delegate = ask;
+    for (const [key, question] of [...this.#questions]) {
+      this.#questions.delete(key);
+      ask({ key, method: question.method, params: question.params }).then(
+        (response) => question.resolve(response),
+        (error: unknown) => question.reject(error),
+      );
+    }
   }
 
   /** The running call, once bound. */
@@ -123,13 +159,20 @@ export class ServedInputCall {
    * Answers one request of the call — the first, or one that came back with answers — with the
    * tool's result once it ends, or with the next questions once it asks.
    */
-  async answer(request: ServedRequest, retry: boolean): Promise<ServedAnswer> {
+  async answer(request: ServedRequest, retry: boolean): Promise<ServedAnswer | 'task'> {
     const served = this.#served;
     if (served === undefined) throw new TypeError('ServedInputCall.answer() before bind()');
     this.#attach(request);
+    // Armed before the answers resume the tool, so its next question (asked at once) comes first.
+    const taskMoment = this.#taskFirst ? this.#taskMoment() : undefined;
     if (retry) this.#deliver(request.inputResponses ?? {});
     try {
-      const outcome = await Promise.race([served.result, this.#inputWanted()]);
+      const outcome = await Promise.race(
+        taskMoment === undefined
+          ? [served.result, this.#inputWanted()]
+          : [served.result, this.#inputWanted(), taskMoment],
+      );
+      if (outcome === 'task' || (this.#taskFirst && outcome !== 'input')) return 'task';
       if (outcome !== 'input') return outcome;
       return this.#question();
     } finally {
@@ -214,6 +257,7 @@ export class ServedInputCall {
   }
 
   async #ask(request: ToolInputRequest): Promise<ToolInputResponse> {
+    if (this.#delegate !== undefined) return this.#delegate(request);
     const signal = this.#controller.signal;
     signal.throwIfAborted();
     checkRequest(this.toolName, request);
@@ -276,6 +320,36 @@ export class ServedInputCall {
 
   #emit(event: Parameters<ServedCall['relay']['inputEvent']>[0]): void {
     this.#served?.relay.inputEvent(event);
+  }
+
+  /**
+   * When a task-first call becomes a task: at its first stream event, or once the tool went a
+   * turn of the event loop (two `setImmediate`s: questions asked at once are flushed in one)
+   * without asking. A tool that asks as its first act is asked in `input_required` rounds.
+   */
+  #taskMoment(): Promise<'task'> {
+    return new Promise((resolve) => {
+      if (this.#streamed) {
+        resolve('task');
+        return;
+      }
+      this.#wakeTask = () => resolve('task');
+      setImmediate(() => setImmediate(() => resolve('task')));
+    });
+  }
+
+  /** Watches a task-first call's stream: its first event makes the task. */
+  #taskTrigger(): StreamListener {
+    const heard = (note: string): Promise<void> => {
+      if (note !== '') this.lastNote = note;
+      this.#streamed = true;
+      this.#wakeTask?.();
+      return Promise.resolve();
+    };
+    return {
+      progress: (fraction, payload) => heard(statusNote(fraction, payload)),
+      partial: (payload) => heard(statusNote(-1, payload)),
+    };
   }
 
   /** The stream as progress notifications to whichever request is being answered now. */

@@ -21,6 +21,6 @@ export function runExample(
   return run(process.execPath, ['--import', 'tsx', `examples/${name}`], {
     cwd: root,
     env: { ...environment, ...env },
-    timeout: 30_000,
+    timeout: 110_000,
   });
 }

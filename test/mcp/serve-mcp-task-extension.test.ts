@@ -23,27 +23,38 @@ afterEach(async () => {
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 
-/** Indexes a folder in steps; asks first when told to; stops when its signal aborts. */
+/**
+ * Indexes a folder in steps; asks to go on (after a first note, `ask`; as its very first act,
+ * `askFirst`) when told to, the answer's `name` in its result; stops when its signal aborts.
+ */
 const indexer: McpServedTool = {
   tool: {
     name: 'index_folder',
     async *stream(signal, input, context): AsyncGenerator<ToolEvent> {
-      if (input.ask === true) {
+      let by = '';
+      if (input.ask === true || input.askFirst === true) {
+        if (input.ask === true) yield { kind: 'progress', progress: 0, payload: 'looking' };
         const answer = await context!.requestInput!({
           key: 'confirm',
           method: 'elicitation/create',
           params: { message: 'Index it?', requestedSchema: { type: 'object', properties: {} } },
         });
         if (answer.action !== 'accept') throw new Error('not confirmed');
+        const name = (answer.content as { name?: unknown } | undefined)?.name;
+        by = typeof name === 'string' ? name : '';
       }
       for (const step of [1, 2]) {
         yield { kind: 'progress', progress: step / 2, payload: `step ${step}` };
         await sleep(Number(input.stepMs ?? 20), undefined, { signal });
       }
-      yield { kind: 'complete', payload: { files: 12 } };
+      yield { kind: 'complete', payload: by === '' ? { files: 12 } : { files: 12, by } };
     },
   },
-  inputSchema: { ask: z.boolean().optional(), stepMs: z.number().optional() },
+  inputSchema: {
+    ask: z.boolean().optional(),
+    askFirst: z.boolean().optional(),
+    stepMs: z.number().optional(),
+  },
   execution: { taskSupport: 'required' },
 };
 
@@ -145,6 +156,57 @@ describe('serveMcpTools() on a 2.x McpServer: the MCP 2026-07-28 tasks extension
         .map((event) => event.attributes['tooltrace.mcp.input.status'])
         .filter((status) => status !== undefined),
     ).toEqual(['requested', 'accepted']);
+  });
+
+  it('asks a tool’s first questions in input_required rounds of tools/call, then answers with the task (SEP-2322 before SEP-2663)', async () => {
+    harness = await startTracingHarness();
+    await serve(harness.bus);
+    const first = await rpc('tools/call', { name: 'index_folder', arguments: { askFirst: true } });
+    expect(first.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { confirm: { method: 'elicitation/create' } },
+    });
+    expect(first.result).not.toHaveProperty('taskId');
+    const second = await rpc('tools/call', {
+      name: 'index_folder',
+      arguments: { askFirst: true },
+      inputResponses: { confirm: { action: 'accept', content: { name: 'Alice' } } },
+      requestState: first.result!.requestState,
+    });
+    expect(second.result).toMatchObject({ resultType: 'task', status: 'working' });
+    expect(second.result).not.toHaveProperty('requestState');
+    expect(second.result).not.toHaveProperty('inputRequests');
+    const done = await until(second.result!.taskId as string, 'completed');
+    expect(done.result).toMatchObject({ structuredContent: { files: 12, by: 'Alice' } });
+    // One call, one span: the round and the task.
+    const span = await harness.span('execute_tool index_folder');
+    expect(
+      span.events
+        .map((event) => event.attributes['tooltrace.mcp.input.status'])
+        .filter((status) => status !== undefined),
+    ).toEqual(['requested', 'accepted']);
+  });
+
+  it('makes a task at once of a tool that waits before it streams or asks: the request is not held', async () => {
+    const quiet: McpServedTool = {
+      tool: {
+        name: 'quiet_job',
+        async *stream(signal): AsyncGenerator<ToolEvent> {
+          await sleep(300, undefined, { signal });
+          yield { kind: 'complete', payload: 'done quietly' };
+        },
+      },
+      execution: { taskSupport: 'required' },
+    };
+    http = await startModernHttpServer(() => {
+      const server = new McpServer({ name: 'quiet', version: '2.0.0' });
+      serveMcpTools(server, [quiet], { taskPollInterval: 100 });
+      return server;
+    });
+    const created = await rpc('tools/call', { name: 'quiet_job', arguments: {} });
+    expect(created.result).toMatchObject({ resultType: 'task', status: 'working' });
+    const done = await until(created.result!.taskId as string, 'completed');
+    expect(done.result).toMatchObject({ content: [{ type: 'text', text: 'done quietly' }] });
   });
 
   it('cancels cooperatively: tasks/cancel is acked at once and aborts the tool, its call cancelled', async () => {

@@ -70,7 +70,7 @@ async function runBlock(
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
   });
   writeFileSync(script, outputText);
-  return run(process.execPath, [script], { cwd: ROOT, env, timeout: 20_000 });
+  return run(process.execPath, [script], { cwd: ROOT, env, timeout: 110_000 });
 }
 
 describe('README.md and docs/*.md', () => {
