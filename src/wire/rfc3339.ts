@@ -144,38 +144,18 @@ export function formatRfc3339Nano(unixNano: bigint): string {
   return `${prefix}.${fraction}Z`;
 }
 
-/** `YYYY-MM-DDTHH:MM:SS` for whole seconds since the epoch. */
+/**
+ * `YYYY-MM-DDTHH:MM:SS` for whole seconds since the epoch: `Date` knows the proleptic Gregorian
+ * calendar, and is asked once per distinct second (the caller keeps the last one).
+ */
 function formatSecond(seconds: number): string {
-  const days = Math.floor(seconds / SECONDS_PER_DAY);
-  const secondOfDay = seconds - days * SECONDS_PER_DAY;
-  // Civil date from a day count (Howard Hinnant's algorithm), exact for any Gregorian date.
-  const shifted = days + EPOCH_DAY_OFFSET;
-  const era = Math.floor(shifted / DAYS_PER_ERA);
-  const dayOfEra = shifted - era * DAYS_PER_ERA;
-  const yearOfEra = Math.floor(
-    (dayOfEra -
-      Math.floor(dayOfEra / 1460) +
-      Math.floor(dayOfEra / 36_524) -
-      Math.floor(dayOfEra / 146_096)) /
-      365,
-  );
-  const dayOfYear =
-    dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
-  const shiftedMonth = Math.floor((5 * dayOfYear + 2) / 153);
-  const day = dayOfYear - Math.floor((153 * shiftedMonth + 2) / 5) + 1;
-  const month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9;
-  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
-  if (year < 0 || year > 9999) {
+  const date = new Date(seconds * 1000);
+  const year = date.getUTCFullYear();
+  // NaN past Date's range; outside 0000-9999 toISOString writes `+010000` or `-000001`.
+  if (!(year >= 0 && year <= 9999)) {
     throw new RangeError(`time ${seconds}s since the epoch is outside RFC 3339's years 0000-9999`);
   }
-  const hour = Math.floor(secondOfDay / 3600);
-  const minute = Math.floor((secondOfDay % 3600) / 60);
-  const second = secondOfDay % 60;
-  return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hour, 2)}:${pad(minute, 2)}:${pad(second, 2)}`;
-}
-
-function pad(value: number, width: number): string {
-  return String(value).padStart(width, '0');
+  return date.toISOString().slice(0, 19);
 }
 
 /** Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm). */
