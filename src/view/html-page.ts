@@ -3,7 +3,7 @@ import type { ReceivedSpan } from '../otlp/index.js';
 import { VERSION } from '../version.js';
 import { HTML_PAGE_SCRIPT, HTML_PAGE_STYLE } from './html-page-script.js';
 import type { SummaryCall, ViewSummary } from './view-summary.js';
-import { formatDuration } from './waterfall.js';
+import { formatDuration, outcomeOf, tracesOf } from './waterfall.js';
 
 /** Options for {@link renderHtmlPage}. */
 export interface HtmlPageOptions {
@@ -18,14 +18,13 @@ interface PageSpan {
   name: string;
   start: number;
   duration: number;
-  state: 'OK' | 'ERROR' | 'CANCELLED' | 'UNSET';
+  state: ReturnType<typeof outcomeOf>;
   message: string;
   note: string;
   attributes: Record<string, unknown>;
   events: { name: string; at: number; attributes: Record<string, unknown> }[];
 }
 
-const STATUS_OK = 1;
 const STATUS_ERROR = 2;
 
 /**
@@ -41,34 +40,19 @@ export function renderHtmlPage(
   summary: ViewSummary,
   options: HtmlPageOptions,
 ): string {
-  const traces = new Map<string, ReceivedSpan[]>();
-  for (const span of spans) {
-    const list = traces.get(span.traceId) ?? [];
-    list.push(span);
-    traces.set(span.traceId, list);
-  }
   const data = {
-    traces: [...traces].map(([id, traceSpans]) => {
-      const start = traceSpans.reduce(
-        (first, span) => (span.startTimeUnixNano < first ? span.startTimeUnixNano : first),
-        traceSpans[0]!.startTimeUnixNano,
-      );
-      const end = traceSpans.reduce(
-        (last, span) => (span.endTimeUnixNano > last ? span.endTimeUnixNano : last),
-        start,
-      );
+    traces: tracesOf(spans).map(({ spans: traceSpans, start, end }) => {
       const ordered = [...traceSpans].sort((left, right) =>
         left.startTimeUnixNano < right.startTimeUnixNano ? -1 : 1,
       );
       return {
-        id,
+        id: traceSpans[0]!.traceId,
         start: micros(start),
-        duration: micros(end - start),
+        duration: micros(end > start ? end - start : 0n),
         spans: ordered.map((span) => pageSpan(span, start)),
       };
     }),
   };
-  data.traces.sort((left, right) => left.start - right.start);
   // `<` escaped: no `</script>` inside a name can end the data block.
   const json = JSON.stringify(data, jsonValue).replace(/</g, '\\u003c');
   return `<!doctype html>
@@ -95,16 +79,6 @@ ${summaryHtml(summary)}
 }
 
 function pageSpan(span: ReceivedSpan, traceStart: bigint): PageSpan {
-  const attributes = span.attributes;
-  const cancelled =
-    attributes['tooltrace.tool.cancelled'] === true || attributes['error.type'] === 'cancelled';
-  const state = cancelled
-    ? 'CANCELLED'
-    : span.status.code === STATUS_ERROR
-      ? 'ERROR'
-      : span.status.code === STATUS_OK
-        ? 'OK'
-        : 'UNSET';
   const message = span.status.code === STATUS_ERROR ? span.status.message : '';
   return {
     id: span.spanId,
@@ -112,10 +86,10 @@ function pageSpan(span: ReceivedSpan, traceStart: bigint): PageSpan {
     name: span.name,
     start: micros(span.startTimeUnixNano - traceStart),
     duration: micros(span.endTimeUnixNano - span.startTimeUnixNano),
-    state,
+    state: outcomeOf(span),
     message,
     note: message === '' ? noteOf(span) : message.replace(/\s+/g, ' ').trim(),
-    attributes,
+    attributes: span.attributes,
     events: span.events.map((event) => ({
       name: event.name,
       at: micros(event.timeUnixNano - span.startTimeUnixNano),

@@ -12,7 +12,7 @@ import { readViewFile, type ViewFile } from './read-view-file.js';
 import { terminalWidth } from './terminal-width.js';
 import { ViewProgress } from './view-progress.js';
 import { ViewSummary } from './view-summary.js';
-import { renderWaterfall } from './waterfall.js';
+import { outcomeOf, renderWaterfall } from './waterfall.js';
 
 /** Which traces `tooltrace view` draws; every filter given must hold. */
 export interface ViewFilter {
@@ -283,12 +283,7 @@ function isWantedCall(span: ReceivedSpan, filter: ViewFilter): boolean {
   const attributes = span.attributes;
   if (attributes['gen_ai.operation.name'] !== 'execute_tool') return false;
   if (filter.tool !== undefined && attributes['gen_ai.tool.name'] !== filter.tool) return false;
-  if (filter.errors === true) {
-    const cancelled =
-      attributes['tooltrace.tool.cancelled'] === true || attributes['error.type'] === 'cancelled';
-    if (cancelled || span.status.code !== 2) return false;
-  }
-  return true;
+  return filter.errors !== true || outcomeOf(span) === 'ERROR';
 }
 
 /**

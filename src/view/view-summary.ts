@@ -3,7 +3,7 @@ import type { ReceivedSpan } from '../otlp/index.js';
 import { printable } from '../sidecar/pipeline/index.js';
 import { DistinctCount } from './distinct-count.js';
 import { formatToolTable, type ToolTableRow } from './tool-table.js';
-import { formatDuration } from './waterfall.js';
+import { formatDuration, outcomeOf } from './waterfall.js';
 
 /** A tool call the summary names: which trace it is in, and how it went. */
 export interface SummaryCall {
@@ -38,7 +38,6 @@ interface ToolStats {
   firstPartialCount: number;
 }
 
-const STATUS_ERROR = 2;
 /** Durations held per tool for its percentiles; past it, a uniform sample of that size. */
 const MAX_DURATIONS = 100_000;
 
@@ -78,9 +77,9 @@ export class ViewSummary {
     if (attributes['gen_ai.operation.name'] !== 'execute_tool') return;
     const name = attributes['gen_ai.tool.name'];
     const tool = typeof name === 'string' ? name : '';
-    const cancelled =
-      attributes['tooltrace.tool.cancelled'] === true || attributes['error.type'] === 'cancelled';
-    const failed = !cancelled && span.status.code === STATUS_ERROR;
+    const outcome = outcomeOf(span);
+    const cancelled = outcome === 'CANCELLED';
+    const failed = outcome === 'ERROR';
     const call: SummaryCall = {
       traceId: span.traceId,
       spanId: span.spanId,

@@ -45,6 +45,49 @@ const STATUS_ERROR = 2;
 const STATUS_OK = 1;
 
 /**
+ * How a span ended, by one rule for the waterfall, the page, the summary and `--errors`: a
+ * cancelled call (the caller stopped it, though its `error.type` is `cancelled`) is not a failure.
+ */
+export function outcomeOf(span: ReceivedSpan): 'CANCELLED' | 'ERROR' | 'OK' | 'UNSET' {
+  const attributes = span.attributes;
+  if (attributes['tooltrace.tool.cancelled'] === true || attributes['error.type'] === 'cancelled') {
+    return 'CANCELLED';
+  }
+  return span.status.code === STATUS_ERROR
+    ? 'ERROR'
+    : span.status.code === STATUS_OK
+      ? 'OK'
+      : 'UNSET';
+}
+
+/** One trace of the spans drawn: its spans, first start and last end. */
+export interface DrawnTrace {
+  spans: ReceivedSpan[];
+  start: bigint;
+  end: bigint;
+}
+
+/** `spans` grouped by trace, the traces in order of their first start. */
+export function tracesOf(spans: readonly ReceivedSpan[]): DrawnTrace[] {
+  const traces = new Map<string, DrawnTrace>();
+  for (const span of spans) {
+    const trace = traces.get(span.traceId);
+    if (trace === undefined) {
+      traces.set(span.traceId, {
+        spans: [span],
+        start: span.startTimeUnixNano,
+        end: span.endTimeUnixNano,
+      });
+      continue;
+    }
+    trace.spans.push(span);
+    if (span.startTimeUnixNano < trace.start) trace.start = span.startTimeUnixNano;
+    if (span.endTimeUnixNano > trace.end) trace.end = span.endTimeUnixNano;
+  }
+  return [...traces.values()].sort((left, right) => compareBigint(left.start, right.start));
+}
+
+/**
  * Draws spans as a waterfall, one block per trace: an indented tree (children under their
  * parent, by start time) with a duration bar placed on the trace's time line, the status (a
  * cancelled call is told apart from a failure), the error message, and the stream summary
@@ -59,24 +102,11 @@ export function renderWaterfall(
   const colors = createColors(options.color ?? false);
   const width = options.width ?? Number.POSITIVE_INFINITY;
   const snapshots = options.snapshots ?? 0;
-  const traces = new Map<string, ReceivedSpan[]>();
-  for (const span of spans) {
-    const list = traces.get(span.traceId) ?? [];
-    list.push(span);
-    traces.set(span.traceId, list);
-  }
   const blocks: string[] = [];
-  const ordered = [...traces.values()].sort((left, right) =>
-    compareBigint(earliest(left), earliest(right)),
-  );
-  for (const traceSpans of ordered) {
+  for (const { spans: traceSpans, start, end } of tracesOf(spans)) {
     const roots = buildTree(traceSpans);
-    const start = earliest(traceSpans);
-    const end = traceSpans.reduce(
-      (latest, span) => (span.endTimeUnixNano > latest ? span.endTimeUnixNano : latest),
-      start,
-    );
-    const total = end - start;
+    // An end before the start (a clock gone back) draws as a trace of no length.
+    const total = end > start ? end - start : 0n;
     const rows: { label: string; span: ReceivedSpan }[] = [];
     let drawn = 0;
     const visit = (node: SpanNode, prefix: string, last: boolean, depth: number): void => {
@@ -196,13 +226,18 @@ function describe(span: ReceivedSpan, colors: ReturnType<typeof createColors>): 
   const parts: Segment[] = [
     { text: formatDuration(span.endTimeUnixNano - span.startTimeUnixNano).padStart(7) },
   ];
-  const cancelled =
-    attributes['tooltrace.tool.cancelled'] === true || attributes['error.type'] === 'cancelled';
-  if (cancelled) parts.push({ text: 'CANCELLED', paint: colors.yellow });
-  else if (span.status.code === STATUS_ERROR) parts.push({ text: 'ERROR', paint: colors.red });
-  else if (span.status.code === STATUS_OK) parts.push({ text: 'OK', paint: colors.green });
+  const outcome = outcomeOf(span);
+  const paint =
+    outcome === 'CANCELLED'
+      ? colors.yellow
+      : outcome === 'ERROR'
+        ? colors.red
+        : outcome === 'OK'
+          ? colors.green
+          : undefined;
+  if (paint !== undefined) parts.push({ text: outcome, paint });
   // Turns and model calls leave the status unset when they succeed, as the conventions ask.
-  else if (typeof attributes['tooltrace.span.kind'] !== 'string') parts.push({ text: 'UNSET' });
+  else if (typeof attributes['tooltrace.span.kind'] !== 'string') parts.push({ text: outcome });
   const endReason = attributes['tooltrace.end_reason'];
   if (typeof endReason === 'string' && endReason !== 'result') {
     parts.push({ text: `(${endReason})` });
@@ -246,13 +281,6 @@ function describe(span: ReceivedSpan, colors: ReturnType<typeof createColors>): 
     parts.push({ text: `"${message}"`, paint: colors.red });
   }
   return parts.flatMap((part, index) => (index === 0 ? [part] : [{ text: '  ' }, part]));
-}
-
-function earliest(spans: readonly ReceivedSpan[]): bigint {
-  return spans.reduce(
-    (first, span) => (span.startTimeUnixNano < first ? span.startTimeUnixNano : first),
-    spans[0]!.startTimeUnixNano,
-  );
 }
 
 function compareBigint(left: bigint, right: bigint): number {
