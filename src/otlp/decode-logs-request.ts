@@ -1,10 +1,10 @@
 import { decodeAnyValue, decodeKeyValues } from './any-value.js';
 import { decodeLogsProtobuf } from './decode-logs-protobuf.js';
 import { decodeProtobufBody, parseJsonBody, requestEncodingOf } from './otlp-encoding.js';
-import { enumField, fieldOf, recordsField, stringField, uint32Field } from './otlp-fields.js';
+import { enumField, fieldOf, stringField, uint32Field } from './otlp-fields.js';
 import { idField, unixNanoField } from './otlp-scalars.js';
 import type { ReceivedLogRecord } from './received-log-record.js';
-import { decodeResource, decodeScope } from './received-scope.js';
+import { forEachScopedItem } from './received-scope.js';
 
 const SEVERITY_NAMES = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'];
 
@@ -31,31 +31,22 @@ export function decodeLogsRequest(body: Uint8Array, contentType: string): Receiv
   }
   const root = parseJsonBody(body);
   const records: ReceivedLogRecord[] = [];
-  recordsField(root, 'resourceLogs', '').forEach((resourceLogs, resourceIndex) => {
-    const resourcePath = `resourceLogs[${resourceIndex}]`;
-    const resource = decodeResource(resourceLogs, resourcePath);
-    recordsField(resourceLogs, 'scopeLogs', resourcePath).forEach((scopeLogs, scopeIndex) => {
-      const scopePath = `${resourcePath}.scopeLogs[${scopeIndex}]`;
-      const scope = decodeScope(scopeLogs, scopePath);
-      recordsField(scopeLogs, 'logRecords', scopePath).forEach((record, recordIndex) => {
-        const where = `${scopePath}.logRecords[${recordIndex}]`;
-        records.push({
-          timeUnixNano: unixNanoField(record, 'timeUnixNano', where),
-          observedTimeUnixNano: unixNanoField(record, 'observedTimeUnixNano', where),
-          severityNumber: enumField(record, 'severityNumber', where, SEVERITY_NUMBERS),
-          severityText: stringField(record, 'severityText', where),
-          body: decodeAnyValue(fieldOf(record, 'body'), `${where}.body`),
-          attributes: decodeKeyValues(record, 'attributes', where),
-          droppedAttributesCount: uint32Field(record, 'droppedAttributesCount', where),
-          flags: uint32Field(record, 'flags', where),
-          traceId: idField(record, 'traceId', where, 16),
-          spanId: idField(record, 'spanId', where, 8),
-          eventName: stringField(record, 'eventName', where),
-          resource,
-          scope,
-          encoding,
-        });
-      });
+  forEachScopedItem(root, 'Logs', 'logRecords', (record, where, resource, scope) => {
+    records.push({
+      timeUnixNano: unixNanoField(record, 'timeUnixNano', where),
+      observedTimeUnixNano: unixNanoField(record, 'observedTimeUnixNano', where),
+      severityNumber: enumField(record, 'severityNumber', where, SEVERITY_NUMBERS),
+      severityText: stringField(record, 'severityText', where),
+      body: decodeAnyValue(fieldOf(record, 'body'), `${where}.body`),
+      attributes: decodeKeyValues(record, 'attributes', where),
+      droppedAttributesCount: uint32Field(record, 'droppedAttributesCount', where),
+      flags: uint32Field(record, 'flags', where),
+      traceId: idField(record, 'traceId', where, 16),
+      spanId: idField(record, 'spanId', where, 8),
+      eventName: stringField(record, 'eventName', where),
+      resource,
+      scope,
+      encoding,
     });
   });
   return records;

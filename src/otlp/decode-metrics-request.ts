@@ -4,7 +4,7 @@ import { decodeProtobufBody, parseJsonBody, requestEncodingOf } from './otlp-enc
 import { recordField, recordsField, stringField, type OtlpRecord } from './otlp-fields.js';
 import { doubleOf, int64Of } from './otlp-scalars.js';
 import type { ReceivedMetricPoint } from './received-metric-point.js';
-import { decodeResource, decodeScope } from './received-scope.js';
+import { forEachScopedItem } from './received-scope.js';
 
 const TYPES = ['histogram', 'sum', 'gauge'] as const;
 
@@ -20,38 +20,28 @@ export function decodeMetricsRequest(body: Uint8Array, contentType: string): Rec
   }
   const root = parseJsonBody(body);
   const points: ReceivedMetricPoint[] = [];
-  recordsField(root, 'resourceMetrics', '').forEach((resourceMetrics, resourceIndex) => {
-    const resourcePath = `resourceMetrics[${resourceIndex}]`;
-    const resource = decodeResource(resourceMetrics, resourcePath);
-    recordsField(resourceMetrics, 'scopeMetrics', resourcePath).forEach((scopeMetrics, index) => {
-      const scopePath = `${resourcePath}.scopeMetrics[${index}]`;
-      const scope = decodeScope(scopeMetrics, scopePath);
-      recordsField(scopeMetrics, 'metrics', scopePath).forEach((metric, metricIndex) => {
-        const where = `${scopePath}.metrics[${metricIndex}]`;
-        const name = stringField(metric, 'name', where);
-        const unit = stringField(metric, 'unit', where);
-        for (const type of TYPES) {
-          const data = recordField(metric, type, where);
-          if (data === undefined) continue;
-          const temporality =
-            type === 'gauge' ? undefined : temporalityOf(data.aggregationTemporality);
-          recordsField(data, 'dataPoints', `${where}.${type}`).forEach((point, pointIndex) => {
-            const pointPath = `${where}.${type}.dataPoints[${pointIndex}]`;
-            points.push({
-              name,
-              unit,
-              type,
-              attributes: decodeKeyValues(point, 'attributes', pointPath),
-              count: type === 'histogram' ? countOf(point, pointPath) : undefined,
-              value: valueOf(point, type, pointPath),
-              temporality,
-              resource,
-              scope,
-            });
-          });
-        }
+  forEachScopedItem(root, 'Metrics', 'metrics', (metric, where, resource, scope) => {
+    const name = stringField(metric, 'name', where);
+    const unit = stringField(metric, 'unit', where);
+    for (const type of TYPES) {
+      const data = recordField(metric, type, where);
+      if (data === undefined) continue;
+      const temporality = type === 'gauge' ? undefined : temporalityOf(data.aggregationTemporality);
+      recordsField(data, 'dataPoints', `${where}.${type}`).forEach((point, pointIndex) => {
+        const pointPath = `${where}.${type}.dataPoints[${pointIndex}]`;
+        points.push({
+          name,
+          unit,
+          type,
+          attributes: decodeKeyValues(point, 'attributes', pointPath),
+          count: type === 'histogram' ? countOf(point, pointPath) : undefined,
+          value: valueOf(point, type, pointPath),
+          temporality,
+          resource,
+          scope,
+        });
       });
-    });
+    }
   });
   return points;
 }

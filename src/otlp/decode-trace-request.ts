@@ -10,7 +10,7 @@ import {
   type OtlpRecord,
 } from './otlp-fields.js';
 import { idField, unixNanoField } from './otlp-scalars.js';
-import { decodeResource, decodeScope, type ReceivedScope } from './received-scope.js';
+import { forEachScopedItem, type ReceivedScope } from './received-scope.js';
 import type { ReceivedSpan, ReceivedSpanEvent, ReceivedSpanLink } from './received-span.js';
 
 const SPAN_KINDS: Readonly<Record<string, number>> = {
@@ -44,24 +44,9 @@ export function decodeTraceRequest(body: Uint8Array, contentType: string): Recei
   }
   const root = parseJsonBody(body);
   const spans: ReceivedSpan[] = [];
-  const resourceList = recordsField(root, 'resourceSpans', '');
-  for (let resourceIndex = 0; resourceIndex < resourceList.length; resourceIndex += 1) {
-    const resourceSpans = resourceList[resourceIndex]!;
-    const resourcePath = `resourceSpans[${resourceIndex}]`;
-    const resource = decodeResource(resourceSpans, resourcePath);
-    const scopeList = recordsField(resourceSpans, 'scopeSpans', resourcePath);
-    for (let scopeIndex = 0; scopeIndex < scopeList.length; scopeIndex += 1) {
-      const scopeSpans = scopeList[scopeIndex]!;
-      const scopePath = `${resourcePath}.scopeSpans[${scopeIndex}]`;
-      const scope = decodeScope(scopeSpans, scopePath);
-      const spanList = recordsField(scopeSpans, 'spans', scopePath);
-      for (let spanIndex = 0; spanIndex < spanList.length; spanIndex += 1) {
-        spans.push(
-          decodeSpan(spanList[spanIndex]!, `${scopePath}.spans[${spanIndex}]`, resource, scope),
-        );
-      }
-    }
-  }
+  forEachScopedItem(root, 'Spans', 'spans', (span, where, resource, scope) => {
+    spans.push(decodeSpan(span, where, resource, scope));
+  });
   return spans;
 }
 

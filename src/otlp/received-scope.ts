@@ -1,5 +1,5 @@
 import { decodeKeyValues } from './any-value.js';
-import { recordField, stringField, join, type OtlpRecord } from './otlp-fields.js';
+import { recordField, recordsField, stringField, join, type OtlpRecord } from './otlp-fields.js';
 
 /** The instrumentation scope (tracer or logger name and version) a span or log record came from. */
 export interface ReceivedScope {
@@ -7,21 +7,47 @@ export interface ReceivedScope {
   version: string;
 }
 
-/** Decodes field `resource` of a `ResourceSpans`/`ResourceLogs` into its attributes. */
-export function decodeResource(record: OtlpRecord, where: string): Record<string, unknown> {
-  const resource = recordField(record, 'resource', where);
-  return resource === undefined
-    ? {}
-    : decodeKeyValues(resource, 'attributes', join(where, 'resource'));
-}
-
-/** Decodes field `scope` of a `ScopeSpans`/`ScopeLogs`; an absent scope is the unnamed one. */
-export function decodeScope(record: OtlpRecord, where: string): ReceivedScope {
-  const scope = recordField(record, 'scope', where);
-  if (scope === undefined) return { name: '', version: '' };
-  const path = join(where, 'scope');
-  return {
-    name: stringField(scope, 'name', path),
-    version: stringField(scope, 'version', path),
-  };
+/**
+ * Calls `each` for every item of an OTLP/JSON export request, in order, with its path, the
+ * attributes of the resource it sits in and its scope (an absent scope is the unnamed one):
+ * `resourceSpans[].scopeSpans[].spans[]`, and the same nesting of logs and metrics (`signal`
+ * `Logs` or `Metrics`, `items` `logRecords` or `metrics`).
+ */
+export function forEachScopedItem(
+  root: OtlpRecord,
+  signal: 'Spans' | 'Logs' | 'Metrics',
+  items: string,
+  each: (
+    item: OtlpRecord,
+    where: string,
+    resource: Record<string, unknown>,
+    scope: ReceivedScope,
+  ) => void,
+): void {
+  const resources = recordsField(root, `resource${signal}`, '');
+  for (let resourceIndex = 0; resourceIndex < resources.length; resourceIndex += 1) {
+    const resourcePath = `resource${signal}[${resourceIndex}]`;
+    const resourceRecord = recordField(resources[resourceIndex]!, 'resource', resourcePath);
+    const resource =
+      resourceRecord === undefined
+        ? {}
+        : decodeKeyValues(resourceRecord, 'attributes', join(resourcePath, 'resource'));
+    const scopes = recordsField(resources[resourceIndex]!, `scope${signal}`, resourcePath);
+    for (let scopeIndex = 0; scopeIndex < scopes.length; scopeIndex += 1) {
+      const scopePath = `${resourcePath}.scope${signal}[${scopeIndex}]`;
+      const scopeRecord = recordField(scopes[scopeIndex]!, 'scope', scopePath);
+      const scope = {
+        name:
+          scopeRecord === undefined ? '' : stringField(scopeRecord, 'name', `${scopePath}.scope`),
+        version:
+          scopeRecord === undefined
+            ? ''
+            : stringField(scopeRecord, 'version', `${scopePath}.scope`),
+      };
+      const list = recordsField(scopes[scopeIndex]!, items, scopePath);
+      for (let index = 0; index < list.length; index += 1) {
+        each(list[index]!, `${scopePath}.${items}[${index}]`, resource, scope);
+      }
+    }
+  }
 }
