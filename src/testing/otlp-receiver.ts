@@ -176,33 +176,22 @@ export interface OtlpReceiver {
  * Options are checked here: a negative or fractional number throws a `TypeError`.
  */
 export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
-  const receiver = new HttpOtlpReceiver(resolveOptions(options));
-  await receiver.listen();
-  return receiver;
-}
-
-interface ResolvedOptions {
-  host: string;
-  port: number;
-  failNext: number;
-  retryAfterSeconds: number;
-  maxBodyBytes: number;
-}
-
-function resolveOptions(options: OtlpReceiverOptions): ResolvedOptions {
-  const resolved: ResolvedOptions = {
+  const resolved = {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
     failNext: options.failNext ?? 0,
     retryAfterSeconds: options.retryAfterSeconds ?? 0,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
   };
-  checkCount(resolved.port, 'port');
-  checkCount(resolved.failNext, 'failNext');
-  checkCount(resolved.retryAfterSeconds, 'retryAfterSeconds');
-  checkCount(resolved.maxBodyBytes, 'maxBodyBytes');
-  return resolved;
+  for (const name of ['port', 'failNext', 'retryAfterSeconds', 'maxBodyBytes'] as const) {
+    checkCount(resolved[name], name);
+  }
+  const receiver = new HttpOtlpReceiver(resolved);
+  await receiver.listen();
+  return receiver;
 }
+
+type ResolvedOptions = Required<OtlpReceiverOptions>;
 
 function checkCount(value: number, name: string): void {
   if (!Number.isSafeInteger(value) || value < 0) {
@@ -391,7 +380,6 @@ class HttpOtlpReceiver implements OtlpReceiver {
     this.#waiters.notify();
   }
 
-  /** Decides the answer and, for an accepted request, stores what it carried. */
   /** How many spans a trace request carries, `0` when it cannot be read. */
   async #countSpans(body: Buffer | undefined, record: ReceivedRequest): Promise<number> {
     if (body === undefined) return 0;
@@ -404,6 +392,7 @@ class HttpOtlpReceiver implements OtlpReceiver {
     }
   }
 
+  /** Decides the answer and, for an accepted request, stores what it carried. */
   async #answer(record: ReceivedRequest, body: Buffer | undefined): Promise<OtlpAnswer> {
     const signal =
       record.path === TRACES_PATH
