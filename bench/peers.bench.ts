@@ -14,14 +14,18 @@
  * from `scripts/node-binary.sh 24`. `bench/peers/contender.ts` is bundled there with tooltrace's
  * source, so every package, `@opentelemetry/api` included, resolves once, from that folder.
  *
- * Each contender runs in a process of its own, the order rotated every round; every process
- * traces into the same provider setup (NodeTracerProvider, BatchSpanProcessor, an exporter
- * that drops every batch). A process times `BENCH_BATCHES` batches per workload, interleaved,
- * by CPU time (user + system, all threads: GC and compiler included) and reports the median
- * per tool call. A round's ratio is (tooltrace − untraced) / (peer − untraced), the CPU each adds
- * per tool call above the same untraced program; the figure printed is the median over
- * `BENCH_ROUNDS` rounds with the spread (least – greatest). With ten calls per step the ratio is
- * the whole request's cost per call; the marginal cost per call beyond the first (the peer's
+ * Each round runs one process per family in which the three sides (untraced, peer, tooltrace)
+ * take turns batch by batch, the side that goes first rotated every batch, so the three meet the
+ * same load at the same moments: on a machine shared with other work the load changes by the
+ * second, and a process per side (as this bench first did) let one side meet a busy minute and
+ * another a quiet one — two runs then disagreed by up to 0.6 on a ratio. Every side traces into
+ * the same provider setup (NodeTracerProvider, BatchSpanProcessor, an exporter that drops every
+ * batch). A process times `BENCH_BATCHES` batches per workload and side by CPU time (user +
+ * system, all threads: GC and compiler included) and reports the median per tool call. A round's
+ * ratio is (tooltrace − untraced) / (peer − untraced), the CPU each adds per tool call above the
+ * untraced side of the same process; the figure printed is the median over `BENCH_ROUNDS`
+ * rounds with the spread (least – greatest). With ten calls per step the ratio is the whole
+ * request's cost per call; the marginal cost per call beyond the first (the peer's
  * request-level spans, `invoke_agent`, `step`, `chat`, shared) is printed beside it.
  *
  * Heap kept: one process per contender and N runs 10,000 calls after a warm-up and reports the
@@ -36,7 +40,7 @@ import { build } from 'esbuild';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const BATCHES = Number(process.env.BENCH_BATCHES ?? 5);
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 9);
 const HEAP_CALLS = Number(process.env.BENCH_HEAP_CALLS ?? 10_000);
 const ONLY = process.env.BENCH_ONLY; // 'ai' or 'lc': one family only
 const SKIP_HEAP = process.env.BENCH_SKIP_HEAP === '1';
@@ -249,29 +253,24 @@ async function heap(node: string, script: string, families: Family[]): Promise<v
 
 async function main(): Promise<void> {
   installPeers();
-  const script = await bundleContender();
+  // BENCH_CONTENDER: a contender bundle built elsewhere (another revision, to compare with).
+  const script = process.env.BENCH_CONTENDER ?? (await bundleContender());
   const node = nodeBinary();
   const families = (Object.keys(FAMILIES) as Family[]).filter(
     (family) => ONLY === undefined || ONLY === family,
   );
-  const contenders = families.flatMap((family) =>
-    (['untraced', 'peer', 'tooltrace'] as const).map((side) => ({ family, side })),
-  );
   console.log(
     `Node ${execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()}, ${ROUNDS} rounds, ` +
-      `${BATCHES} batches per workload and process, contenders in rotated order`,
+      `${BATCHES} batches per workload and side, the three sides of a family interleaved in one process`,
   );
   const rounds: Round[] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
     const figures: Round = {};
-    for (const { family, side } of rotated(contenders, round)) {
-      const result = (await runContender(node, script, [
-        FAMILIES[family][side],
-        'cpu',
-        String(BATCHES),
-      ])) as { perCall: PerCall };
-      figures[family] ??= { untraced: {}, peer: {}, tooltrace: {} };
-      figures[family][side] = result.perCall;
+    for (const family of rotated(families, round)) {
+      const result = (await runContender(node, script, [family, 'cpu', String(BATCHES)])) as {
+        perCall: { untraced: PerCall; peer: PerCall; tooltrace: PerCall };
+      };
+      figures[family] = result.perCall;
     }
     rounds.push(figures);
     console.error(`round ${round + 1} of ${ROUNDS} done`);

@@ -1,17 +1,28 @@
 /**
- * One contender of `npm run bench:peers`, run in a process of its own under Node 24 from the
- * scratch folder the bench installs the peers into (this file is bundled there with tooltrace's
- * source; every package resolves from that folder, so all share one `@opentelemetry/api`).
+ * The contenders of `npm run bench:peers`, run under Node 24 from the scratch folder the bench
+ * installs the peers into (this file is bundled there with tooltrace's source; every package
+ * resolves from that folder, so all share one `@opentelemetry/api`).
  *
- *   node contender.mjs <contender> cpu <batches>   -> JSON: median CPU ns per tool call, by workload
+ *   node contender.mjs <family> cpu <batches>       -> JSON: CPU ns per tool call, by side and workload
  *   node contender.mjs <contender> heap <N> <calls> -> JSON: heap kept after `calls` calls
  *
- * Contenders: `ai-untraced`, `ai-otel` (`@ai-sdk/otel` registered), `ai-tooltrace`
- * (`traceAiSdkTools` + `traceToolCalls`), `lc-untraced`, `lc-openinference`
- * (`LangChainInstrumentation`), `lc-tooltrace` (`TooltraceCallbackHandler` +
- * `traceLangChainTools` + `traceToolCalls`). Every one traces into the same kind of provider:
- * the SDK's NodeTracerProvider, registered, with a BatchSpanProcessor into an exporter that drops
- * every batch (reports success, serializes nothing).
+ * Families `ai` and `lc`; each has three sides, run in one process, batch by batch in an order
+ * rotated every batch, so all three are measured under the same load at the same time (a
+ * shared machine's load changes by the second; a process per side let one side meet a busy
+ * minute and another a quiet one): `untraced`, `peer` and `tooltrace`.
+ *
+ * - `ai`: `untraced` (no telemetry), `peer` (`@ai-sdk/otel`'s `OpenTelemetry` integration, given
+ *   per call as `telemetry.integrations`: the same code `registerTelemetry` enables for every
+ *   call), `tooltrace` (`traceAiSdkTools` + `traceToolCalls`).
+ * - `lc`: `untraced` (no callbacks), `peer` (OpenInference's `LangChainInstrumentation`, its patch
+ *   of `CallbackManager._configureSync` in place for the peer's batches only), `tooltrace`
+ *   (`TooltraceCallbackHandler` + `traceLangChainTools` + `traceToolCalls`).
+ *
+ * Heap mode runs one contender alone (`ai-untraced`, `ai-otel`, `ai-tooltrace`, `lc-untraced`,
+ * `lc-openinference`, `lc-tooltrace`): what a process keeps is only its own there. Every side
+ * traces into the same provider: the SDK's NodeTracerProvider, registered, with a
+ * BatchSpanProcessor into an exporter that drops every batch (reports success, serializes
+ * nothing).
  */
 import { LangChainInstrumentation } from '@arizeai/openinference-instrumentation-langchain';
 import { OpenTelemetry } from '@ai-sdk/otel';
@@ -25,7 +36,7 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { generateText, registerTelemetry, tool as aiTool } from 'ai';
+import { generateText, tool as aiTool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -83,11 +94,16 @@ const WORKLOADS: Workload[] = [
 
 type Request = (workload: Workload, index: number) => Promise<void>;
 
+/** The three sides of a family. */
+type Side = 'untraced' | 'peer' | 'tooltrace';
+const SIDES: readonly Side[] = ['untraced', 'peer', 'tooltrace'];
+
 /** One `generateText` request whose single model step asks for `perStep` tool calls. */
-function aiSdkRequest(contender: string): Request {
-  if (contender === 'ai-otel') registerTelemetry(new OpenTelemetry());
+function aiSdkRequest(side: Side): Request {
+  // Per call rather than registered: the other sides in the process stay untraced by it.
+  const telemetry = side === 'peer' ? { integrations: [new OpenTelemetry()] } : undefined;
   const bus = new EventBus();
-  if (contender === 'ai-tooltrace') traceToolCalls(bus, { tracerProvider: provider });
+  if (side === 'tooltrace') traceToolCalls(bus, { tracerProvider: provider });
   const toolSets = new Map<number, Record<string, unknown>>();
   const toolsFor = (n: number): Record<string, unknown> => {
     let tools = toolSets.get(n);
@@ -103,7 +119,7 @@ function aiSdkRequest(contender: string): Request {
             },
     });
     tools = { search };
-    if (contender === 'ai-tooltrace') tools = traceAiSdkTools(tools, bus);
+    if (side === 'tooltrace') tools = traceAiSdkTools(tools, bus);
     toolSets.set(n, tools);
     return tools;
   };
@@ -139,6 +155,7 @@ function aiSdkRequest(contender: string): Request {
       model: modelFor(perStep),
       tools: toolsFor(n) as Parameters<typeof generateText>[0]['tools'],
       prompt: 'Find the documents',
+      ...(telemetry === undefined ? {} : { telemetry }),
     });
     if (result.toolResults.length !== perStep) throw new Error('a tool call went missing');
     // The mock model records every call it gets: kept, that would count as every side's heap.
@@ -146,18 +163,33 @@ function aiSdkRequest(contender: string): Request {
   };
 }
 
+/**
+ * OpenInference's patch of `CallbackManager._configureSync` (the same one `manuallyInstrument`
+ * makes for the whole process), to be put in place for the peer's batches only.
+ */
+const configureSync = (() => {
+  const manager = CallbackManagerModule.CallbackManager as unknown as Record<string, unknown>;
+  let plain: unknown;
+  let patched: unknown;
+  return (on: boolean): void => {
+    if (patched === undefined) {
+      plain = manager._configureSync;
+      new LangChainInstrumentation({ tracerProvider: provider }).manuallyInstrument(
+        CallbackManagerModule,
+      );
+      patched = manager._configureSync;
+    }
+    manager._configureSync = on ? patched : plain;
+  };
+})();
+
 /** One LangChain run: `perStep` tool invocations (inside one runnable when more than one). */
-function langChainRequest(contender: string): Request {
+function langChainRequest(side: Side): Request {
   const bus = new EventBus();
   const callbacks: unknown[] = [];
-  if (contender === 'lc-tooltrace') {
+  if (side === 'tooltrace') {
     traceToolCalls(bus, { tracerProvider: provider });
     callbacks.push(new TooltraceCallbackHandler(bus));
-  }
-  if (contender === 'lc-openinference') {
-    new LangChainInstrumentation({ tracerProvider: provider }).manuallyInstrument(
-      CallbackManagerModule,
-    );
   }
   type LangChainTool = { invoke(input: unknown, config?: unknown): Promise<unknown> };
   const toolsByN = new Map<number, LangChainTool>();
@@ -179,13 +211,13 @@ function langChainRequest(contender: string): Request {
             for (let index = 0; index < n; index += 1) yield `part ${index} of ${query}`;
             return `found ${query}`;
           }, options);
-    found = (contender === 'lc-tooltrace' ? traceLangChainTools([made], bus)[0] : made) as
+    found = (side === 'tooltrace' ? traceLangChainTools([made], bus)[0] : made) as
       LangChainTool | undefined;
     toolsByN.set(n, found!);
     return found!;
   };
   const config = callbacks.length === 0 ? {} : { callbacks };
-  return async ({ n, perStep }, index) => {
+  const run: Request = async ({ n, perStep }, index) => {
     const search = toolFor(n);
     if (perStep === 1) {
       await search.invoke({ query: `topic ${index}` }, config);
@@ -199,6 +231,27 @@ function langChainRequest(contender: string): Request {
     });
     await step.invoke(`topic ${index}`, config);
   };
+  if (side === 'untraced') return run;
+  return async (workload, index) => {
+    configureSync(side === 'peer');
+    try {
+      await run(workload, index);
+    } finally {
+      configureSync(false);
+    }
+  };
+}
+
+/** The side a heap-mode contender name stands for, and its family. */
+function contenderSide(contender: string): { family: 'ai' | 'lc'; side: Side } {
+  const family = contender.startsWith('ai-') ? 'ai' : 'lc';
+  const name = contender.slice(3);
+  const side: Side = name === 'untraced' ? 'untraced' : name === 'tooltrace' ? 'tooltrace' : 'peer';
+  return { family, side };
+}
+
+function requestFor(family: 'ai' | 'lc', side: Side): Request {
+  return family === 'ai' ? aiSdkRequest(side) : langChainRequest(side);
 }
 
 function cpuNs(): number {
@@ -208,7 +261,7 @@ function cpuNs(): number {
 
 /** Tool calls in one timed batch: about the same work whatever the stream's length. */
 function callsPerBatch({ n, perStep }: Workload): number {
-  const calls = Math.round(1_500 / (1 + n / 10));
+  const calls = Math.round(1_000 / (1 + n / 10));
   return Math.max(perStep, Math.round(calls / perStep) * perStep);
 }
 
@@ -226,11 +279,10 @@ function median(values: number[]): number {
 }
 
 async function main(): Promise<void> {
-  const [contender = '', mode = 'cpu', first = '5', second = '10000'] = process.argv.slice(2);
-  const request = contender.startsWith('ai-')
-    ? aiSdkRequest(contender)
-    : langChainRequest(contender);
+  const [name = '', mode = 'cpu', first = '9', second = '10000'] = process.argv.slice(2);
   if (mode === 'heap') {
+    const { family, side } = contenderSide(name);
+    const request = requestFor(family, side);
     const workload = { n: Number(first), perStep: 1 };
     const calls = Number(second);
     // Warm up on another stream length, so compiled code and caches are not counted as kept.
@@ -245,26 +297,45 @@ async function main(): Promise<void> {
     collectGarbage();
     collectGarbage();
     const kept = process.memoryUsage().heapUsed - before;
-    process.stdout.write(`${JSON.stringify({ contender, n: workload.n, calls, kept })}\n`);
+    process.stdout.write(`${JSON.stringify({ contender: name, n: workload.n, calls, kept })}\n`);
     return;
   }
+  const family = name === 'ai' ? 'ai' : 'lc';
+  const requests = SIDES.map((side) => requestFor(family, side));
   const batches = Number(first);
-  // Warm-up: every workload once, so the first timed batch runs optimized code.
-  for (const workload of WORKLOADS) await runBatch(request, workload, callsPerBatch(workload));
-  const times = WORKLOADS.map(() => [] as number[]);
+  // Warm-up: every workload on every side, twice, so the timed batches run optimized code.
+  for (let pass = 0; pass < 2; pass += 1) {
+    for (const workload of WORKLOADS) {
+      for (const request of requests) await runBatch(request, workload, callsPerBatch(workload));
+    }
+  }
+  const times = SIDES.map(() => WORKLOADS.map(() => [] as number[]));
+  let turn = 0;
   for (let batch = 0; batch < batches; batch += 1) {
     for (const [index, workload] of WORKLOADS.entries()) {
-      times[index]!.push(await runBatch(request, workload, callsPerBatch(workload)));
+      // The sides take turns going first: a batch can pay for garbage the one before it left.
+      turn += 1;
+      for (let offset = 0; offset < SIDES.length; offset += 1) {
+        const side = (turn + offset) % SIDES.length;
+        times[side]![index]!.push(
+          await runBatch(requests[side]!, workload, callsPerBatch(workload)),
+        );
+      }
     }
   }
   await provider.forceFlush();
   const perCall = Object.fromEntries(
-    WORKLOADS.map((workload, index) => [
-      `${workload.n}/${workload.perStep}`,
-      median(times[index]!),
+    SIDES.map((side, sideIndex) => [
+      side,
+      Object.fromEntries(
+        WORKLOADS.map((workload, index) => [
+          `${workload.n}/${workload.perStep}`,
+          median(times[sideIndex]![index]!),
+        ]),
+      ),
     ]),
   );
-  process.stdout.write(`${JSON.stringify({ contender, perCall, spans: exporter.spans })}\n`);
+  process.stdout.write(`${JSON.stringify({ family, perCall, spans: exporter.spans })}\n`);
 }
 
 await main();

@@ -1,4 +1,5 @@
 import type { CurrentCausation, EmitOptions, EventBus } from '../bus/index.js';
+import { emitQuiet, emitVetoableQuiet } from '../bus/event-bus.js';
 import { ToolCancelledError } from '../errors/index.js';
 import {
   BEFORE_TOOL_RESULT,
@@ -46,7 +47,7 @@ export class TracedExecution {
       sequence: ++this.#sequence,
       payload: output,
     };
-    this.#bus.emit(TOOL_STREAM_PARTIAL, payload, this.#emitOptions);
+    emitQuiet(this.#bus, TOOL_STREAM_PARTIAL, payload, this.#emitOptions);
   }
 
   /** The final output. */
@@ -80,7 +81,7 @@ export class TracedExecution {
     if (this.#settled) return;
     this.#settled = true;
     this.#signal?.removeEventListener('abort', this.#onAbort);
-    const veto = this.#bus.emitVetoable(BEFORE_TOOL_RESULT, result, this.#emitOptions);
+    const veto = emitVetoableQuiet(this.#bus, BEFORE_TOOL_RESULT, result, this.#emitOptions);
     if (!veto.vetoed) this.#bus.emit(TOOL_RESULT, result, this.#emitOptions);
   }
 

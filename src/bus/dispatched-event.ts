@@ -15,6 +15,8 @@ export class DispatchedEvent<T> implements BusEvent<T> {
   payload: T;
   causation: Causation;
   #timestamp: Date | undefined;
+  /** The id when the bus drew it for this event (`''` when the emitter gave one). */
+  readonly #drawnId: string;
 
   constructor(
     type: string,
@@ -24,6 +26,7 @@ export class DispatchedEvent<T> implements BusEvent<T> {
     source: string | undefined,
     payload: T,
     causation: Causation,
+    idDrawn: boolean,
   ) {
     this.type = type;
     this.id = id;
@@ -32,6 +35,17 @@ export class DispatchedEvent<T> implements BusEvent<T> {
     this.payload = payload;
     this.causation = causation;
     this.#timestamp = timestamp;
+    this.#drawnId = idDrawn ? id : '';
+  }
+
+  /**
+   * Whether `event` has the id the bus drew for it when it was emitted (128 random bits, not
+   * given by the emitter, not changed since): no event before it can have had that id, so a
+   * subscriber that sees each event once knows it has not seen this one. Not a field: spreads,
+   * JSON and equality checks of events see only the event's own fields.
+   */
+  static hasDrawnId(event: BusEvent): boolean {
+    return #drawnId in event && event.#drawnId !== '' && event.#drawnId === event.id;
   }
 
   /** Wall-clock time of the event, millisecond precision, from `timeUnixNano`. */

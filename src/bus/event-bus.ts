@@ -5,6 +5,7 @@ import type { DispatchScope, ScopeRunner } from './dispatch-scope.js';
 import { currentFrame, runInFrame, type DispatchFrame } from './dispatch-context.js';
 import { newEventId } from './event-id.js';
 import { isFrameless } from './frameless-handler.js';
+import { quickPathOf, type QuickPath } from './quick-path.js';
 import { EventRing, type EventRingStats } from './event-ring.js';
 import { CORE_ERROR, type CoreErrorPayload } from './core-error.js';
 import type { EventHandler, SubscribeOptions } from './subscribe-options.js';
@@ -61,6 +62,8 @@ interface Subscription {
   readonly source: string;
   /** Whether the handler runs inside a dispatch frame (all but the ones marked frameless). */
   readonly framed: boolean;
+  /** What the handler can do without the event object (see {@link QuickPath}). */
+  readonly quick: QuickPath | undefined;
   active: boolean;
   /** Set while a replaying subscriber catches up: live events wait here. */
   backlog: BusEvent[] | undefined;
@@ -81,6 +84,25 @@ export type EventBusStats = EventRingStats;
 const EMPTY: readonly Subscription[] = [];
 const NONE: DispatchList = { subscriptions: EMPTY, framed: false };
 
+/** See {@link emitQuiet}; set by the class's static block. */
+let emitWithoutEvent: (bus: EventBus, type: string, payload: unknown, options: EmitOptions) => void;
+/** See {@link emitVetoableQuiet}; set by the class's static block. */
+let emitVetoableWithoutEvent: (
+  bus: EventBus,
+  type: string,
+  payload: unknown,
+  options: EmitOptions,
+) => VetoDecision;
+
+/** See {@link emitAnswered}; set by the class's static block, which can reach its private parts. */
+let emitWithAnswer: <T, R>(
+  bus: EventBus,
+  type: string,
+  payload: T,
+  options: EmitOptions,
+  answer: (event: BusEvent<T>) => R,
+) => { event: BusEvent<T>; value?: R; error?: unknown };
+
 /**
  * An in-process event bus whose events carry causation. Dispatch is synchronous: `emit` returns
  * after every handler ran. Work a handler starts asynchronously (a promise, a timer,
@@ -88,6 +110,14 @@ const NONE: DispatchList = { subscriptions: EMPTY, framed: false };
  * A handler that throws or rejects never stops the others; the bus reports it as `core.error`.
  */
 export class EventBus {
+  static {
+    emitWithAnswer = (bus, type, payload, options, answer) =>
+      bus.#emitAnswered(type, payload, options, answer);
+    emitWithoutEvent = (bus, type, payload, options) => bus.#emitQuiet(type, payload, options);
+    emitVetoableWithoutEvent = (bus, type, payload, options) =>
+      bus.#emitVetoableQuiet(type, payload, options);
+  }
+
   readonly #typed = new Map<string, Subscription[]>();
   #all: Subscription[] = [];
   /** Merged, sorted handler lists per type; rebuilt lazily after any (un)subscribe. */
@@ -173,6 +203,146 @@ export class EventBus {
     this.#dispatch(event, true);
     const veto = event.payload.veto as Partial<VetoDecision> | undefined;
     return { vetoed: veto?.vetoed === true, reason: String(veto?.reason ?? '') };
+  }
+
+  /**
+   * {@link emit}, with `answer` delivered as one more handler of this event only: where a
+   * handler subscribed now with the default priority would run (after every handler of priority
+   * 0 or less, before those of a higher one), inside the dispatch frame. What subscribing it
+   * around the emit did, without changing the handler lists (each change made every type's list
+   * be sorted again) or allocating a subscription and its unsubscribe per call.
+   */
+  #emitAnswered<T, R>(
+    type: string,
+    payload: T,
+    options: EmitOptions,
+    answer: (event: BusEvent<T>) => R,
+  ): { event: BusEvent<T>; value?: R; error?: unknown } {
+    checkType(type);
+    const event = this.#build<T>(type, payload, options);
+    this.#ring.push(event);
+    const outcome: { event: BusEvent<T>; value?: R; error?: unknown } = { event };
+    const list = this.#handlersFor(type).subscriptions;
+    const deliver = (): void => {
+      let index = 0;
+      for (; index < list.length; index += 1) {
+        const subscription = list[index]!;
+        if (subscription.priority > 0) break;
+        this.#deliverOne(subscription, event);
+      }
+      try {
+        outcome.value = this.#inScope(answer as unknown as EventHandler, event) as unknown as R;
+      } catch (error) {
+        outcome.error = error;
+      }
+      for (; index < list.length; index += 1) this.#deliverOne(list[index]!, event);
+    };
+    if (this.#dispatchFrames) runInFrame(this.#frameFor(event), deliver);
+    else deliver();
+    return outcome;
+  }
+
+  /**
+   * {@link emit} for an emitter that does not need the event back. When the one subscriber of
+   * `type` has a quick path (see {@link QuickPath}), needs no frame, sees every event (no filter,
+   * no backlog) and no ring keeps events, it is offered the event's parts first; only if it
+   * declines is the event built and dispatched. The event's sequence number is taken either way,
+   * so the events that follow are numbered as they would be.
+   */
+  #emitQuiet(type: string, payload: unknown, options: EmitOptions): void {
+    checkType(type);
+    if (this.#unheard(type)) {
+      this.#sequence += 1;
+      return;
+    }
+    const quick = this.#quickPathFor(type, options);
+    if (quick !== undefined) {
+      const time = options.timeUnixNano ?? nowUnixNano();
+      const sequence = ++this.#sequence;
+      if (offer(quick, type, payload, options.causation!, time)) return;
+      this.#dispatch(this.#buildOffered(type, payload, options, time, sequence), false);
+      return;
+    }
+    this.#dispatch(this.#build(type, payload, options), false);
+  }
+
+  /**
+   * {@link emitVetoable} for an emitter that does not need the event back, with the quick path
+   * of {@link EventBus.#emitQuiet}: a subscriber that takes the event there does not veto it.
+   */
+  #emitVetoableQuiet(type: string, payload: unknown, options: EmitOptions): VetoDecision {
+    checkType(type);
+    if (this.#unheard(type)) {
+      this.#sequence += 1;
+      return { vetoed: false, reason: '' };
+    }
+    const quick = this.#quickPathFor(type, options);
+    if (quick === undefined) return this.emitVetoable(type, payload, options);
+    const time = options.timeUnixNano ?? nowUnixNano();
+    const sequence = ++this.#sequence;
+    if (offer(quick, type, payload, options.causation!, time)) {
+      return { vetoed: false, reason: '' };
+    }
+    const wrapped: VetoablePayload<unknown> = {
+      original: payload,
+      veto: { vetoed: false, reason: '' },
+    };
+    const event = this.#buildOffered(type, wrapped, options, time, sequence);
+    this.#dispatch(event, true);
+    const veto = event.payload.veto as Partial<VetoDecision> | undefined;
+    return { vetoed: veto?.vetoed === true, reason: String(veto?.reason ?? '') };
+  }
+
+  /** Whether an event of `type` would reach no one: no subscriber, no ring to replay it. */
+  #unheard(type: string): boolean {
+    return this.#ring.capacity === 0 && this.#handlersFor(type).subscriptions.length === 0;
+  }
+
+  /**
+   * The quick path an event of `type` emitted with `options` may take: that of the one subscriber
+   * of `type`, when it has one, needs no frame, sees every event (no filter, no backlog), the
+   * emitter gave the causal parent and no id or `Date` of its own, and no ring keeps events.
+   */
+  #quickPathFor(type: string, options: EmitOptions): QuickPath | undefined {
+    if (
+      options.causation?.parentId === undefined ||
+      options.id !== undefined ||
+      options.timestamp !== undefined ||
+      this.#ring.capacity !== 0
+    ) {
+      return undefined;
+    }
+    const list = this.#handlersFor(type).subscriptions;
+    if (list.length !== 1) return undefined;
+    const only = list[0]!;
+    const quick = only.quick;
+    if (quick === undefined || only.framed || !only.active) return undefined;
+    return only.filter === undefined && only.backlog === undefined ? quick : undefined;
+  }
+
+  /** The event a quick path declined, with the time and sequence number it was offered with. */
+  #buildOffered<T>(
+    type: string,
+    payload: T,
+    options: EmitOptions,
+    time: bigint,
+    sequence: number,
+  ): BusEvent<T> {
+    const causation = options.causation!;
+    const event = this.#build(type, payload, {
+      ...options,
+      timeUnixNano: time,
+      causation: { ...causation, sequence: causation.sequence ?? sequence },
+    });
+    // #build drew a sequence number of its own: the event keeps the one it was offered with.
+    this.#sequence -= 1;
+    return event;
+  }
+
+  #deliverOne(subscription: Subscription, event: BusEvent): void {
+    if (!subscription.active) return;
+    if (subscription.backlog !== undefined) subscription.backlog.push(event);
+    else this.#deliver(subscription, event);
   }
 
   /** Subscribes `handler` to events of `type`. Returns a function that unsubscribes it. */
@@ -287,8 +457,18 @@ export class EventBus {
 
   #build<T>(type: string, payload: T, init: EmitOptions | undefined): BusEvent<T> {
     const sequence = ++this.#sequence;
-    const frame = this.#frame();
     const given = init?.causation;
+    // An emitter that gives every inherited field (an adapter's stream events, a journal line)
+    // needs no look-up of the current frame.
+    const frame =
+      given !== undefined &&
+      given.parentId !== undefined &&
+      given.parentSeq !== undefined &&
+      given.sessionId !== undefined &&
+      given.agentId !== undefined &&
+      given.depth !== undefined
+        ? undefined
+        : this.#frame();
     const causation: Causation = {
       parentId: given?.parentId ?? frame?.parentId ?? '',
       parentSeq: given?.parentSeq ?? frame?.parentSeq ?? 0,
@@ -315,6 +495,7 @@ export class EventBus {
       init?.source,
       payload,
       causation,
+      id === undefined,
     );
   }
 
@@ -352,15 +533,19 @@ export class EventBus {
       if (subscription.filter !== undefined && !subscription.filter(event as BusEvent<never>)) {
         return;
       }
-      const handler = subscription.handler as EventHandler;
-      const runner = this.#scopes.length === 0 ? undefined : this.#runnerFor(event);
-      const result = runner === undefined ? handler(event) : runner(handler, event);
+      const result = this.#inScope(subscription.handler as EventHandler, event);
       if (result !== undefined && result !== null && typeof result.then === 'function') {
         this.#track(result, subscription, event);
       }
     } catch (error) {
       this.#fail(error, subscription, event);
     }
+  }
+
+  /** Runs `handler(event)` in the scope the dispatch scopes give for `event`, if any. */
+  #inScope(handler: EventHandler, event: BusEvent): ReturnType<EventHandler> {
+    const runner = this.#scopes.length === 0 ? undefined : this.#runnerFor(event);
+    return runner === undefined ? handler(event) : runner(handler, event);
   }
 
   /** The scope a handler of `event` runs in: the scopes given, outermost first. */
@@ -440,6 +625,7 @@ export class EventBus {
       filter,
       source,
       framed: !isFrameless(handler),
+      quick: quickPathOf(handler),
       active: true,
       backlog: replay ? [] : undefined,
     };
@@ -526,6 +712,21 @@ export class EventBus {
 
 function noop(): void {}
 
+/** Offers an event to a quick path; one that throws has reported it and declines. */
+function offer(
+  quick: QuickPath,
+  type: string,
+  payload: unknown,
+  causation: Partial<Causation>,
+  time: bigint,
+): boolean {
+  try {
+    return quick(type, payload, causation, time);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A scope that runs `inner` inside `outer`. Built here rather than in the loop over the scopes:
  * a closure there would make every pass of the loop allocate a context for the variables it
@@ -585,4 +786,52 @@ function definedFields(context: CausationContext): CausationContext {
   if (context.agentId !== undefined) result.agentId = context.agentId;
   if (context.depth !== undefined) result.depth = context.depth;
   return result;
+}
+
+/**
+ * Emits `payload` as an event of `type` on `bus` with `answer` run as one more of its handlers,
+ * for this event only, where a handler subscribed now with the default priority would run: after
+ * the subscribers that come first (the tracer, whose dispatch scope then runs `answer` inside the
+ * call's span), inside the dispatch frame. Returns the event and what `answer` returned or threw
+ * (not reported on the bus: the caller rethrows it). Internal: `runAsInvokeHandler` answers a
+ * call's `tool.invoke` with it.
+ */
+export function emitAnswered<T, R>(
+  bus: EventBus,
+  type: string,
+  payload: T,
+  options: EmitOptions,
+  answer: (event: BusEvent<T>) => R,
+): { event: BusEvent<T>; value?: R; error?: unknown } {
+  return emitWithAnswer(bus, type, payload, options, answer);
+}
+
+/**
+ * Emits `payload` as an event of `type` on `bus`, for an emitter that does not need the event
+ * back (an adapter's stream events): a subscriber with a quick path may record it without the
+ * event being built (see {@link QuickPath}). What any subscriber observes is what {@link
+ * EventBus.emit} would give it. Internal.
+ */
+export function emitQuiet(
+  bus: EventBus,
+  type: string,
+  payload: unknown,
+  options: EmitOptions,
+): void {
+  emitWithoutEvent(bus, type, payload, options);
+}
+
+/**
+ * {@link EventBus.emitVetoable} for an emitter that does not need the event back (a tool's
+ * `before:tool.result`): a subscriber with a quick path may take it without the event being built
+ * (see {@link QuickPath}), and does not veto it then. What any subscriber observes is what
+ * `emitVetoable` would give it. Internal.
+ */
+export function emitVetoableQuiet(
+  bus: EventBus,
+  type: string,
+  payload: unknown,
+  options: EmitOptions,
+): VetoDecision {
+  return emitVetoableWithoutEvent(bus, type, payload, options);
 }

@@ -140,6 +140,7 @@ function elidedCopy(event: BusEvent, bytes: number): BusEvent {
     event.source,
     payload,
     event.causation,
+    false,
   );
   return copy;
 }

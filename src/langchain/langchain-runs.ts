@@ -1,3 +1,4 @@
+import type { EmitOptions } from '../bus/index.js';
 import type { ToolCall } from '../events/index.js';
 
 /** What a LangChain run is to the bus. */
@@ -37,6 +38,8 @@ export interface Run {
   readonly model?: string;
   /** Stream events a tool run emitted so far (their sequence numbers). */
   streamSequence: number;
+  /** How a tool run's stream events are emitted (source, causation), made on the first one. */
+  streamOptions?: EmitOptions;
 }
 
 /**

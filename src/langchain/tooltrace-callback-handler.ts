@@ -5,6 +5,7 @@ import type { LLMResult } from '@langchain/core/outputs';
 import type { ChainValues } from '@langchain/core/utils/types';
 import type { Causation, EmitOptions, EventBus, ScopeRunner } from '../bus/index.js';
 import { captureContext } from '../bus/dispatch-context.js';
+import { emitQuiet, emitVetoableQuiet } from '../bus/event-bus.js';
 import {
   AGENT_TURN_END,
   AGENT_TURN_START,
@@ -330,7 +331,8 @@ export class TooltraceCallbackHandler extends BaseCallbackHandler {
         sequence: ++run.streamSequence,
         payload: chunk,
       };
-      this.#emit(TOOL_STREAM_PARTIAL, partial, run, run.anchor);
+      run.streamOptions ??= this.#options(run, run.anchor);
+      emitQuiet(this.#bus, TOOL_STREAM_PARTIAL, partial, run.streamOptions);
     });
   }
 
@@ -359,7 +361,8 @@ export class TooltraceCallbackHandler extends BaseCallbackHandler {
           progress,
           payload: data,
         };
-        this.#emit(TOOL_STREAM_PROGRESS, event, tool, tool.anchor);
+        tool.streamOptions ??= this.#options(tool, tool.anchor);
+        emitQuiet(this.#bus, TOOL_STREAM_PROGRESS, event, tool.streamOptions);
         return;
       }
       this.#emit(customEventType(eventName), data, run, run.anchor);
@@ -487,7 +490,7 @@ export class TooltraceCallbackHandler extends BaseCallbackHandler {
     const turnId = run.turnId;
     if (turnId !== '') result.turnId = turnId;
     const options = this.#options(run, run.anchor);
-    const veto = this.#bus.emitVetoable(BEFORE_TOOL_RESULT, result, options);
+    const veto = emitVetoableQuiet(this.#bus, BEFORE_TOOL_RESULT, result, options);
     if (!veto.vetoed) this.#bus.emit(TOOL_RESULT, result, options);
   }
 

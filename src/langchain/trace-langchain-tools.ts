@@ -54,27 +54,50 @@ function traceTool(tool: unknown, bus: EventBus): unknown {
 
 /**
  * A generator tool's generator, advanced inside the tool's scope: LangChain iterates it after
- * `_call` returned, from its own code, and a generator's body runs where `next()` is called.
+ * `_call` returned, from its own code, and a generator's body runs where `next()` is called. A
+ * plain async iterator that hands on the generator's own steps, not an async generator around
+ * it: that added its own awaits and yields to every chunk (three promises more per chunk).
  */
 function inScope(value: unknown, runner: ScopeRunner): unknown {
   if (!isAsyncGenerator(value)) return value;
   const generator = value;
-  return (async function* scoped(): AsyncGenerator<unknown, unknown, unknown> {
-    let ended = false;
-    try {
-      let sent: unknown;
-      for (;;) {
-        const step = await runner(() => generator.next(sent));
-        if (step.done === true) {
-          ended = true;
-          return step.value;
-        }
-        sent = yield step.value;
+  let ended = false;
+  const advance = (sent: unknown): Promise<IteratorResult<unknown, unknown>> =>
+    generator.next(sent);
+  const close = (): Promise<IteratorResult<unknown, unknown>> => generator.return(undefined);
+  const onStep = (step: IteratorResult<unknown, unknown>): IteratorResult<unknown, unknown> => {
+    if (step.done === true) ended = true;
+    return step;
+  };
+  const onError = async (error: unknown): Promise<never> => {
+    ended = true;
+    await runner(close);
+    throw error;
+  };
+  const scoped: AsyncGenerator<unknown, unknown, unknown> = {
+    next(sent?: unknown): Promise<IteratorResult<unknown, unknown>> {
+      if (ended) return Promise.resolve({ done: true, value: undefined });
+      return runner(advance, sent).then(onStep, onError);
+    },
+    async return(returned?: unknown): Promise<IteratorResult<unknown, unknown>> {
+      if (!ended) {
+        ended = true;
+        await runner(close);
       }
-    } finally {
-      if (!ended) await runner(() => generator.return(undefined));
-    }
-  })();
+      return { done: true, value: returned };
+    },
+    async throw(error?: unknown): Promise<IteratorResult<unknown, unknown>> {
+      if (!ended) {
+        ended = true;
+        await runner(close);
+      }
+      throw error;
+    },
+    [Symbol.asyncIterator](): AsyncGenerator<unknown, unknown, unknown> {
+      return scoped;
+    },
+  };
+  return scoped;
 }
 
 function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, unknown, unknown> {

@@ -25,7 +25,8 @@ export abstract class OpenSpan {
   #lastActivity: number;
   #ended = false;
   #errorType = '';
-  readonly #busEvents = new BusEventBudget();
+  /** Made on the span's first other bus event: most spans never get one. */
+  #busEvents: BusEventBudget | undefined;
   #runner: ScopeRunner | undefined;
 
   /**
@@ -102,12 +103,13 @@ export abstract class OpenSpan {
    */
   addBusEvent(name: string, attributes: Attributes, unixNano: bigint, max: number): boolean {
     if (unixNano > this.#lastUnixNano) this.#lastUnixNano = unixNano;
+    this.#busEvents ??= new BusEventBudget();
     return this.#busEvents.add(this.span, name, attributes, this.hrTime(unixNano), max);
   }
 
   /** Writes how many other bus events became span events or were only counted, when any came. */
   protected summarizeBusEvents(target: AttributeTarget): void {
-    this.#busEvents.summarize(target);
+    this.#busEvents?.summarize(target);
   }
 
   /** Runs handler code with this span active, so spans it starts are its children. */

@@ -1,5 +1,6 @@
 import { metrics, trace, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import type { BusEvent } from '../bus/index.js';
+import { DispatchedEvent } from '../bus/dispatched-event.js';
 import { VERSION } from '../version.js';
 import { AgentMetrics } from './agent-metrics.js';
 import type { EndReason } from './attribute-names.js';
@@ -61,6 +62,12 @@ export class SpanCore {
   readonly capture: ContentCapture | undefined;
   /** The id the subscriber reads an event by (the `stableEventId` hook's, else the bus's). */
   readonly idOf: (event: BusEvent) => string;
+  /**
+   * Whether the subscriber can be sure it never saw an event with `event`'s id before: the bus
+   * drew the id for it (see {@link DispatchedEvent.hasDrawnId}) and no `stableEventId` hook reads
+   * ids of its own. A `tool.invoke` so marked needs no look-up among open and ended calls.
+   */
+  readonly isNewEvent: (event: BusEvent) => boolean;
   readonly #errorText: ContentCapture;
 
   /**
@@ -88,6 +95,10 @@ export class SpanCore {
       : undefined;
     this.#errorText = new ContentCapture(maxContentBytes, redact, onRedactError);
     this.idOf = stableEventIdReader(options.stableEventId, this.errors);
+    this.isNewEvent =
+      options.stableEventId === undefined
+        ? (event: BusEvent) => DispatchedEvent.hasDrawnId(event)
+        : () => false;
   }
 
   /** Error messages are shown whatever the capture setting, so they are always cut and redacted. */

@@ -1,5 +1,7 @@
 import type { BusEvent, EventBus, ScopeRunner } from '../bus/index.js';
+import type { Causation } from '../bus/bus-event.js';
 import { markFrameless } from '../bus/frameless-handler.js';
+import { withQuickPath } from '../bus/quick-path.js';
 import {
   TOOL_INVOKE,
   TOOL_RESULT,
@@ -14,6 +16,9 @@ import { SpanCore } from './span-core.js';
 import { ToolCallTracer } from './tool-calls/tool-call-tracer.js';
 import { PARTIAL, PROGRESS } from './tool-calls/stream-sampler.js';
 import type { ToolCallTracingStats } from './tracing-stats.js';
+
+/** The prefix of a vetoable event announcing another one. */
+const BEFORE_PREFIX = 'before:';
 
 /** The subscriber runs before every other handler, so it sees a `tool.invoke` first. */
 const FIRST = Number.MIN_SAFE_INTEGER;
@@ -94,9 +99,33 @@ export class TracingSubscriber {
 
   // Frameless: the tracer emits nothing on the bus and starts no work of its own from an event,
   // so the bus need not enter a dispatch frame for the events only it hears (stream events).
-  readonly #onEvent = markFrameless((event: BusEvent): void => {
-    this.#core.errors.contain('tracer', this.#dispatch, event);
-  });
+  // Its quick path records a stream event of an open call without the bus building the event,
+  // when the tracer is the event's only subscriber (`emitQuiet`, the adapters' stream events).
+  readonly #onEvent = markFrameless(
+    withQuickPath(
+      (event: BusEvent): void => {
+        this.#core.errors.contain('tracer', this.#dispatch, event);
+      },
+      (type, payload, causation, timeUnixNano) =>
+        this.#quick(type, payload, causation, timeUnixNano),
+    ),
+  );
+
+  #quick(type: string, payload: unknown, causation: Partial<Causation>, time: bigint): boolean {
+    const kind =
+      type === TOOL_STREAM_PARTIAL ? PARTIAL : type === TOOL_STREAM_PROGRESS ? PROGRESS : undefined;
+    // A vetoable `before:` event only gets its id remembered, for events it causes; an event
+    // taken here has no id, and no one else heard it to cause anything: nothing to do.
+    if (kind === undefined) return type.startsWith(BEFORE_PREFIX);
+    if (this.#excluded?.(type) === true) return true;
+    try {
+      return this.#toolCalls.quickStream(payload, causation.parentId ?? '', time, kind);
+    } catch (error) {
+      // As the handler's containment would: counted, reported once, never the bus's problem.
+      this.#core.errors.report('tracer', error);
+      return true;
+    }
+  }
 
   readonly #dispatch = (event: BusEvent): void => {
     const type = event.type;

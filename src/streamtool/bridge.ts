@@ -1,5 +1,6 @@
 import type { CurrentCausation, EmitOptions, EventBus } from '../bus/index.js';
 import { CORE_ERROR, type CoreErrorPayload } from '../bus/index.js';
+import { emitQuiet, emitVetoableQuiet } from '../bus/event-bus.js';
 import { MalformedToolEventError } from '../errors/malformed-tool-event-error.js';
 import { SequenceOrderError } from '../errors/sequence-order-error.js';
 import { ToolStreamError } from '../errors/tool-stream-error.js';
@@ -212,7 +213,7 @@ class BridgeRun {
           payload: event.payload,
         };
         if (attributes !== undefined) payload.attributes = attributes;
-        this.#bus.emit(TOOL_STREAM_PARTIAL, payload, this.#emitOptions);
+        emitQuiet(this.#bus, TOOL_STREAM_PARTIAL, payload, this.#emitOptions);
         return false;
       }
       case 'progress': {
@@ -225,7 +226,7 @@ class BridgeRun {
           payload: event.payload,
         };
         if (attributes !== undefined) payload.attributes = attributes;
-        this.#bus.emit(TOOL_STREAM_PROGRESS, payload, this.#emitOptions);
+        emitQuiet(this.#bus, TOOL_STREAM_PROGRESS, payload, this.#emitOptions);
         return false;
       }
       case 'complete':
@@ -294,7 +295,7 @@ class BridgeRun {
       result.attributes = this.#attributes;
     }
     try {
-      const veto = this.#bus.emitVetoable(BEFORE_TOOL_RESULT, result, this.#emitOptions);
+      const veto = emitVetoableQuiet(this.#bus, BEFORE_TOOL_RESULT, result, this.#emitOptions);
       if (!veto.vetoed) this.#bus.emit(TOOL_RESULT, result, this.#emitOptions);
     } finally {
       if (succeeded) this.#resolve();

@@ -1,4 +1,5 @@
 import type { BusEvent, Causation, EventBus } from '../bus/index.js';
+import { emitAnswered } from '../bus/event-bus.js';
 import { TOOL_INVOKE, type ToolCall } from '../events/index.js';
 import { claimCall } from './tool-answerers.js';
 
@@ -19,31 +20,19 @@ export function runAsInvokeHandler<R>(
   causation?: Partial<Causation>,
 ): R {
   // Answered here: no plugin's absence makes it an unknown tool.
-  claimCall(bus, call);
-  let outcome: { value: R } | { error: unknown } | undefined;
-  const unsubscribe = bus.subscribe<ToolCall>(
-    TOOL_INVOKE,
-    (event) => {
-      try {
-        outcome = { value: run(event) };
-      } catch (error) {
-        outcome = { error };
-      }
-    },
-    { source, filter: (event) => event.payload === call },
-  );
-  let invoke: BusEvent<ToolCall>;
+  const release = claimCall(bus, call);
+  let outcome: ReturnType<typeof emitAnswered<ToolCall, R>>;
   try {
-    invoke = bus.emit(
+    outcome = emitAnswered(
+      bus,
       TOOL_INVOKE,
       call,
       causation === undefined ? { source } : { source, causation },
+      run,
     );
   } finally {
-    unsubscribe();
+    release();
   }
-  // Not delivered only when another handler unsubscribed this one: the call still runs.
-  if (outcome === undefined) return run(invoke);
   if ('error' in outcome) throw outcome.error;
-  return outcome.value;
+  return outcome.value as R;
 }

@@ -18,7 +18,12 @@ const UNKNOWN_TOOL_SOURCE = 'streamtool.unknown';
 class AnswerRegistry {
   readonly #names = new Map<string, number>();
   readonly #predicates = new Set<(toolName: string) => boolean>();
-  readonly #claimed = new WeakSet<object>();
+  /**
+   * The calls being emitted by whoever answers them (`runAsInvokeHandler`), only while their
+   * `tool.invoke` is dispatched: the filter below runs within that dispatch. A `WeakSet` of every
+   * call ever claimed cost 1.3 µs per add (its table grows until a collection clears it).
+   */
+  readonly #claimed = new Set<object>();
   readonly #bus: EventBus;
   #unsubscribe: (() => void) | undefined;
 
@@ -46,8 +51,11 @@ class AnswerRegistry {
     });
   }
 
-  claim(call: ToolCall): void {
-    this.#claimed.add(call);
+  claim(call: ToolCall): () => void {
+    const claimed = this.#claimed;
+    if (claimed.has(call)) return noop;
+    claimed.add(call);
+    return () => void claimed.delete(call);
   }
 
   #answers(event: BusEvent<ToolCall>): boolean {
@@ -127,10 +135,15 @@ export function declarePluginTool(bus: EventBus, toolName: string): () => void {
   return registryOf(bus).declare([toolName], true);
 }
 
-/** Marks one call as answered by whoever emits it (`runAsInvokeHandler`). Internal. */
-export function claimCall(bus: EventBus, call: ToolCall): void {
-  registryOf(bus).claim(call);
+/**
+ * Marks one call as answered by whoever emits it (`runAsInvokeHandler`), until the returned
+ * function is called: around the dispatch of its `tool.invoke`. Internal.
+ */
+export function claimCall(bus: EventBus, call: ToolCall): () => void {
+  return registryOf(bus).claim(call);
 }
+
+function noop(): void {}
 
 function unknownTool(name: string, known: readonly string[]): ChannelTool {
   return {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TOOL_RESULT, type ToolResult } from '../../src/events/index.js';
 import { traceAiSdkTools, type AiSdkToolCallOptions } from '../../src/ai-sdk/index.js';
 import { resetGlobals } from '../mcp/mcp-harness.js';
+import type { ReceivedSpan } from '../../src/testing/index.js';
 import { startTracingHarness, type TracingHarness } from '../otel/tracing-harness.js';
 
 let harness: TracingHarness | undefined;
@@ -112,6 +113,55 @@ describe('traceAiSdkTools()', () => {
     expect(span.status.code).toBe(1);
     // The tool's own code, between its yields, ran inside its span.
     expect(seen.spanId).toBe(span.spanId);
+  });
+
+  it('draws the same span for a long stream whether the tracer is its only subscriber or another listens too', async () => {
+    /** The span of one call of 100 preliminary results, with a second subscriber or without. */
+    const spanOf = async (listen: boolean): Promise<{ span: ReceivedSpan; heard: number }> => {
+      harness = await startTracingHarness();
+      let heard = 0;
+      if (listen) harness.bus.subscribe('tool.stream.partial', () => void (heard += 1));
+      const tools = traceAiSdkTools(
+        {
+          count: {
+            description: 'Counts',
+            // eslint-disable-next-line @typescript-eslint/require-await -- a generator tool that only yields
+            async *execute() {
+              for (let index = 1; index <= 100; index += 1) yield `part ${index}`;
+            },
+          },
+        },
+        harness.bus,
+      );
+      const execute = tools.count.execute as (
+        input: unknown,
+        options: AiSdkToolCallOptions,
+      ) => unknown;
+      const output = execute(undefined, { toolCallId: 'call_1' });
+      for await (const value of output as AsyncIterable<unknown>) expect(value).toMatch(/^part/);
+      const span = await harness.span('execute_tool count');
+      await harness.close();
+      harness = undefined;
+      return { span, heard };
+    };
+    const alone = await spanOf(false);
+    const beside = await spanOf(true);
+
+    expect(beside.heard).toBe(100);
+    const shape = ({ span }: { span: ReceivedSpan }) => ({
+      attributes: Object.fromEntries(
+        // Event ids are random and times differ; everything else must be the same.
+        Object.entries(span.attributes).filter(([key]) => !/event\.id$|_ms$/.test(key)),
+      ),
+      events: span.events.map((event) => ({ name: event.name, attributes: event.attributes })),
+    });
+    expect(shape(alone)).toEqual(shape(beside));
+    expect(alone.span.attributes).toMatchObject({
+      'tooltrace.stream.partial.count': 100,
+      'tooltrace.stream.events.recorded': 59,
+      'tooltrace.stream.events.coalesced': 41,
+    });
+    expect(alone.span.events.at(-1)?.attributes['tooltrace.stream.sequence']).toBe(100);
   });
 
   it('passes streamText the same preliminary and final results, and traces them the same way', async () => {

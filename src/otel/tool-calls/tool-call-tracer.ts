@@ -134,7 +134,20 @@ export class ToolCallTracer {
         return;
       }
     }
-    this.#recordStream(call, event, kind);
+    this.#recordStream(call, event.timeUnixNano, event.payload, kind);
+  }
+
+  /**
+   * The quick path of a stream event (see `QuickPath`): recorded on the open call its causal
+   * parent started, as {@link ToolCallTracer.onStream} would, and `true`; `false`, having
+   * changed nothing, when no open call has that invoke id (the event is then built and
+   * delivered, to be held, counted late or paired by call id).
+   */
+  quickStream(payload: unknown, parentId: string, timeUnixNano: bigint, kind: StreamKind): boolean {
+    const call = parentId === '' ? undefined : this.#open.byInvokeId(parentId);
+    if (call === undefined) return false;
+    this.#recordStream(call, timeUnixNano, payload, kind);
+    return true;
   }
 
   /** A `tool.invoke`: starts the call's span, or names the orphan span its events started. */
@@ -143,7 +156,9 @@ export class ToolCallTracer {
     const invokeId = this.#core.idOf(event);
     const fields = readInvoke(event.payload);
     const { sessionId, parentId } = event.causation;
-    let open = invokeId === '' ? undefined : this.#open.byInvokeId(invokeId);
+    // An invoke whose id the bus drew just now cannot be open, ended or a duplicate by its id.
+    const isNew = invokeId !== '' && this.#core.isNewEvent(event);
+    let open = invokeId === '' || isNew ? undefined : this.#open.byInvokeId(invokeId);
     if (open === undefined && (invokeId === '' || this.#open.pairsByCallId)) {
       open = this.#open.byCallId(sessionId, fields.callId);
     }
@@ -158,7 +173,7 @@ export class ToolCallTracer {
       }
     }
     if (invokeId !== '') {
-      if (this.#ended.has(invokeId)) {
+      if (!isNew && this.#ended.has(invokeId)) {
         this.#counts.duplicateEvents += 1;
         return;
       }
@@ -267,11 +282,11 @@ export class ToolCallTracer {
     },
   };
 
-  #recordStream(call: OpenCall, event: BusEvent, kind: StreamKind): void {
-    const payload = event.payload as StreamPayload;
+  #recordStream(call: OpenCall, time: bigint, streamPayload: unknown, kind: StreamKind): void {
+    const payload = streamPayload as StreamPayload;
     const recorded = call.recordStream(
       kind,
-      event.timeUnixNano,
+      time,
       payload?.sequence,
       payload?.progress,
       payload?.payload,
@@ -285,7 +300,6 @@ export class ToolCallTracer {
     this.#counts.streamEvents += 1;
     const records = this.#logRecords;
     if (records === undefined) return;
-    const time = event.timeUnixNano;
     records.emit(
       call,
       kind,
@@ -329,7 +343,12 @@ export class ToolCallTracer {
         if (call.ended) this.#counts.lateEvents += 1;
         else if (event.type === TOOL_RESULT) this.#finish(call, event, readResult(event.payload));
         else
-          this.#recordStream(call, event, event.type === TOOL_STREAM_PARTIAL ? PARTIAL : PROGRESS);
+          this.#recordStream(
+            call,
+            event.timeUnixNano,
+            event.payload,
+            event.type === TOOL_STREAM_PARTIAL ? PARTIAL : PROGRESS,
+          );
       });
     }
   }
