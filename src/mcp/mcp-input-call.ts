@@ -22,6 +22,11 @@ export type McpInputHandler = (
 export interface InputRoundOptions {
   handler: McpInputHandler | undefined;
   maxRounds: number;
+  /**
+   * Called before each request that carries the call again (with answers or a state): the request
+   * has a progress token of its own, so the server counts its progress from 1 again.
+   */
+  newRequest?: () => void;
 }
 
 /** The most questions one `input_required` result may carry; more is refused as a bad peer. */
@@ -89,6 +94,7 @@ export async function callWithInputRounds(
       const retry: Record<string, unknown> & { name: string } = { ...params };
       if (questions.length > 0) retry.inputResponses = answers;
       if (result.requestState !== undefined) retry.requestState = result.requestState;
+      options.newRequest?.();
       result = await call(retry);
     }
     outcome =

@@ -286,9 +286,13 @@ class McpTool implements McpChannelTool {
     // A fresh object per call: the request that carries it is this call's (sent-request-ids).
     const argumentsObject = { ...input };
     const relay = new ProgressRelay(channel, this.name);
-    // Progress is strictly increasing (the MCP spec's MUST): a value heard both on the transport
-    // and from the SDK's onprogress is taken once, the first time.
+    // Progress is strictly increasing per request (the MCP spec's MUST, per progress token): a
+    // value heard both on the transport and from the SDK's onprogress is taken once, the first
+    // time. A request that carries the call again (input rounds) counts from 1 again.
     let lastProgress = Number.NEGATIVE_INFINITY;
+    const newRequest = (): void => {
+      lastProgress = Number.NEGATIVE_INFINITY;
+    };
     const onprogress = (progress: McpProgress): void => {
       if (channel.closed || !(progress.progress > lastProgress)) return;
       lastProgress = progress.progress;
@@ -310,12 +314,16 @@ class McpTool implements McpChannelTool {
             relay.flush();
             return settleCall(channel, this.name, result);
           })
-        : this.#callModern(channel, params, this.#roundOptions(callOptions), signal).then(
-            (result) => {
-              relay.flush();
-              return result === undefined ? undefined : settleCall(channel, this.name, result);
-            },
-          );
+        : this.#callModern(
+            channel,
+            params,
+            this.#roundOptions(callOptions),
+            signal,
+            newRequest,
+          ).then((result) => {
+            relay.flush();
+            return result === undefined ? undefined : settleCall(channel, this.name, result);
+          });
     running
       .catch((error: unknown) => {
         relay.flush();
@@ -343,10 +351,12 @@ class McpTool implements McpChannelTool {
     params: { name: string; arguments: Record<string, unknown>; _meta: Record<string, string> },
     callOptions: McpCallOptions,
     signal: AbortSignal,
+    newRequest: () => void,
   ): Promise<unknown> {
     const input = {
       handler: this.#options.inputHandler,
       maxRounds: this.#options.maxInputRounds ?? 10,
+      newRequest,
     };
     const outcome = await callWithInputRounds(
       this.#client,

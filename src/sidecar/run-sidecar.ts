@@ -146,6 +146,11 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
   const parts = { intakes, tracing, processor, checkpointing, log };
   const status = new SidecarStatus({ ...parts, metrics }, settings.statusIntervalMs);
   for (const notice of settings.exporters.notices) log(`tooltrace sidecar: ${notice}`);
+  if (ignoresEnvToken(options)) {
+    log(
+      'tooltrace sidecar: --token given, so TOOLTRACE_TOKEN is not used: a client sending its secret is refused',
+    );
+  }
   if (settings.exporters.sdkDisabled) {
     log(
       'tooltrace sidecar: OTEL_SDK_DISABLED=true: exporting nothing, neither spans nor metrics; events are still read, checked and counted (/metrics)',
@@ -234,4 +239,19 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     },
     reloadTokens,
   };
+}
+
+/**
+ * Whether `--token` replaces a different `TOOLTRACE_TOKEN`: a shell that exports it for the agent
+ * and starts the sidecar with `--token` has every request refused, which a 401 alone does not
+ * explain.
+ */
+function ignoresEnvToken(options: SidecarOptions): boolean {
+  const fromEnv = (options.env ?? process.env).TOOLTRACE_TOKEN?.trim();
+  const given = [
+    ...(options.tokens ?? []),
+    ...(options.token === undefined ? [] : [options.token]),
+  ];
+  if (fromEnv === undefined || fromEnv === '' || given.length === 0) return false;
+  return !given.some((text) => text.trim() === fromEnv);
 }

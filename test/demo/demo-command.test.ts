@@ -34,6 +34,20 @@ function liveLines(stdout: string): string[] {
   return stdout.split('\n').filter((line) => /^ *\+\d+\.\d\ds {2}/.test(line));
 }
 
+/**
+ * The in-flight snapshots the demo says it exported. A run slower than the live interval (1 s,
+ * on a loaded machine) exports some beside the trace's spans; a fast one none.
+ */
+function snapshotsOf(stdout: string): number {
+  const said = /\n(\d+) in-flight updates? (?:was|were) exported/.exec(stdout);
+  return said === null ? 0 : Number(said[1]);
+}
+
+/** The spans of a trace without its in-flight snapshots. */
+function endedOnly(spans: readonly ReceivedSpan[]): ReceivedSpan[] {
+  return spans.filter((span) => span.attributes['tooltrace.inflight'] !== true);
+}
+
 /** The spans of an `--out` file: OTLP JSON lines, one export request a line. */
 async function readSpans(path: string): Promise<ReceivedSpan[]> {
   const text = (await readFile(path, 'utf8')).trimEnd();
@@ -169,8 +183,10 @@ describe('tooltrace demo --fast', () => {
   });
 
   it('writes what was exported to --out as OTLP JSON that decodes into the whole trace', async () => {
-    expect(run.stdout).toContain(`Wrote ${DEMO_SPANS} spans as OTLP JSON to ${outFile}`);
-    const spans = await readSpans(outFile);
+    expect(run.stdout).toContain(
+      `Wrote ${DEMO_SPANS + snapshotsOf(run.stdout)} spans as OTLP JSON to ${outFile}`,
+    );
+    const spans = endedOnly(await readSpans(outFile));
     expect(spans).toHaveLength(DEMO_SPANS);
     const tools = spans.filter((span) => span.name.startsWith('execute_tool '));
     expect(tools.map((span) => span.name.replace('execute_tool ', '')).sort()).toEqual(
@@ -214,8 +230,8 @@ describe('tooltrace demo --fast', () => {
     const againFile = join(directory, 'again.json');
     const again = await runCli(['demo', '--fast', '--out', againFile]);
     expect(again.code).toBe(0);
-    const first = await readSpans(outFile);
-    const second = await readSpans(againFile);
+    const first = endedOnly(await readSpans(outFile));
+    const second = endedOnly(await readSpans(againFile));
 
     expect(second).toHaveLength(DEMO_SPANS);
     const traceIds = new Set([...first, ...second].map((span) => span.traceId));
@@ -251,10 +267,11 @@ describe('tooltrace demo with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`and to ${receiver.tracesUrl}`);
-    expect(run.stdout).toContain(`Exported ${DEMO_SPANS} spans to ${receiver.tracesUrl}.`);
+    const total = DEMO_SPANS + snapshotsOf(run.stdout);
+    expect(run.stdout).toContain(`Exported ${total} spans to ${receiver.tracesUrl}.`);
     expect(waterfallOf(run.stdout)).toHaveLength(DEMO_SPANS + 1);
-    const exported = await receiver.waitForSpans(DEMO_SPANS);
-    expect(exported).toHaveLength(DEMO_SPANS);
+    const exported = await receiver.waitForSpans(total);
+    expect(exported).toHaveLength(total);
     expect(exported[0]?.resource['service.name']).toBe('demo-under-test');
     expect(identities(exported)).toEqual(identities(await readSpans(outFile)));
   });
@@ -268,7 +285,7 @@ describe('tooltrace demo with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(waterfallOf(run.stdout)).toHaveLength(DEMO_SPANS + 1);
     expect(run.stderr).toMatch(
       new RegExp(
-        `^tooltrace demo: ${DEMO_SPANS} spans were not exported to ${receiver.tracesUrl}: .+\\n$`,
+        `^tooltrace demo: ${DEMO_SPANS + snapshotsOf(run.stdout)} spans were not exported to ${receiver.tracesUrl}: .+\\n$`,
       ),
     );
     expect(run.code).toBe(1);

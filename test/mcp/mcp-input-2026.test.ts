@@ -248,6 +248,39 @@ describe('a served ChannelTool that asks for input, over MCP 2026-07-28', () => 
   });
 });
 
+it('carries every stream event of the later requests to the caller: progress counts start again with each request', async () => {
+  // Each request of the call has its own progress token, so the server counts 1, 2, … again
+  // on the request that brought the answer; a caller that compared across requests lost the
+  // first events after every answer (here "deleted a.log").
+  const cleanUp: ChannelTool = {
+    name: 'clean_up',
+    async *stream(_signal, _input, context): AsyncGenerator<ToolEvent> {
+      yield { kind: 'progress', progress: 0.1, payload: 'found 3 files' };
+      await context!.requestInput!({
+        key: 'confirm',
+        method: 'elicitation/create',
+        params: { message: 'Delete?', requestedSchema: { type: 'object', properties: {} } },
+      });
+      for (const file of ['a.log', 'b.log', 'c.log']) {
+        yield { kind: 'partial', payload: `deleted ${file}` };
+      }
+      yield { kind: 'complete', payload: 'deleted 3 files' };
+    },
+  };
+  const client = await modernClient(await serve(new EventBus(), cleanUp), { elicitation: {} });
+  const bus = new EventBus();
+  attachTools(bus, await mcpTools(client, { inputHandler: () => ({ action: 'accept' }) }));
+  const heard: unknown[] = [];
+  bus.subscribe('tool.stream.progress', (event) => {
+    const { payload } = event.payload as { payload: unknown };
+    if (typeof payload === 'string') heard.push(payload);
+  });
+
+  await callTool(bus, { id: 'tc_1', name: 'clean_up', arguments: { folder: 'tmp' } });
+
+  expect(heard).toEqual(['found 3 files', 'deleted a.log', 'deleted b.log', 'deleted c.log']);
+});
+
 describe('mcpTools() calling a tool the 2.x SDK serves on its own, with an output schema, that asks', () => {
   it('answers its input_required result through the inputHandler and gets the structured result', async () => {
     http = await startModernHttpServer(() => {

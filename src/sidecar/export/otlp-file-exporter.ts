@@ -10,8 +10,9 @@ export interface OtlpFileExporterOptions {
   path: string;
   /**
    * Size at which the file is rotated: renamed to `PATH.1` (the one before to `PATH.2`, and so
-   * on) and started afresh; `0` never rotates. One request is never split: a file ends at a line
-   * boundary, and a request larger than this has a file of its own.
+   * on) and started afresh; `0` never rotates, nor is a device or pipe (`/dev/null`) ever rotated.
+   * One request is never split: a file ends at a line boundary, and a request larger than this
+   * has a file of its own.
    * @default 104857600 (100 MiB)
    */
   maxBytes?: number;
@@ -56,9 +57,15 @@ export class OtlpFileExporter implements BatchTransport<Uint8Array> {
   #shutdown: Promise<void> | undefined;
   #rotations = 0;
 
-  private constructor(options: OtlpFileExporterOptions, handle: FileHandle, size: number) {
+  private constructor(
+    options: OtlpFileExporterOptions,
+    handle: FileHandle,
+    size: number,
+    regular: boolean,
+  ) {
     this.#path = options.path;
-    this.#maxBytes = options.maxBytes ?? 100 * 1024 * 1024;
+    // A device or pipe (`--out /dev/null`, `/dev/stdout`) is never rotated: that would rename it.
+    this.#maxBytes = regular ? (options.maxBytes ?? 100 * 1024 * 1024) : 0;
     this.#maxBackups = options.maxBackups ?? 3;
     this.#log = options.log ?? (() => {});
     this.#handle = handle;
@@ -71,18 +78,21 @@ export class OtlpFileExporter implements BatchTransport<Uint8Array> {
    */
   static async open(options: OtlpFileExporterOptions): Promise<OtlpFileExporter> {
     let handle: FileHandle;
+    let regular: boolean;
     try {
       // Appending, always: a write cut back after a failure leaves the next one at the end.
       handle = await open(options.path, 'a');
-      if (options.append !== true) await handle.truncate(0);
+      // A device or pipe cannot be emptied (ftruncate fails with EINVAL), nor needs to be.
+      regular = (await handle.stat()).isFile();
+      if (regular && options.append !== true) await handle.truncate(0);
     } catch (error) {
       throw new ConfigurationError(
         `--out ${options.path}: cannot write the file: ${(error as Error).message}`,
         { setting: '--out', cause: error },
       );
     }
-    const size = options.append === true ? (await handle.stat()).size : 0;
-    return new OtlpFileExporter(options, handle, size);
+    const size = regular && options.append === true ? (await handle.stat()).size : 0;
+    return new OtlpFileExporter(options, handle, size, regular);
   }
 
   /** Where spans go, for the start-up line. */

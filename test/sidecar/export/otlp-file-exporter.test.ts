@@ -1,4 +1,11 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
@@ -146,5 +153,17 @@ describe('OtlpFileExporter', () => {
     await expect(
       OtlpFileExporter.open({ path: join(directory, 'missing', 'spans.jsonl') }),
     ).rejects.toThrow(/^--out .*missing\/spans\.jsonl: cannot write the file: ENOENT/);
+  });
+
+  it('writes to a device such as /dev/null without emptying or rotating it', async () => {
+    // `--out /dev/null` (a dry run) was refused: a device cannot be truncated. Rotating would
+    // rename it. The link keeps a wrong rename inside the test's directory.
+    const path = join(directory, 'null');
+    symlinkSync('/dev/null', path);
+    const file = await OtlpFileExporter.open({ path, maxBytes: 10 });
+    await through(file, { batchSize: 1 })(['a', 'b', 'c']);
+    await file.shutdown();
+    expect(file.rotations).toBe(0);
+    expect(readdirSync(directory)).toEqual(['null']);
   });
 });

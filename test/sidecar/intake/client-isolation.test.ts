@@ -100,6 +100,25 @@ describe('tooltrace sidecar --token NAME=SECRET (client isolation)', () => {
       body: `${lines.join('\n')}\n`,
     });
 
+  it('says at start that --token replaces TOOLTRACE_TOKEN, whose secret it then refuses', async () => {
+    // A shell that exports TOOLTRACE_TOKEN for the agent and starts the sidecar with --token:
+    // every request of the agent is refused, and the 401 alone does not say why.
+    const sidecar = await runSidecar({
+      tokens: ['from-flag'],
+      listen: ['127.0.0.1:0'],
+      otlpEndpoint: receiver.url,
+      statusIntervalMs: 0,
+      env: { TOOLTRACE_TOKEN: 'from-env' },
+      log: (text) => logs.push(text),
+    });
+    running.add(sidecar);
+    expect(logs).toContainEqual(
+      'tooltrace sidecar: --token given, so TOOLTRACE_TOKEN is not used: a client sending its secret is refused',
+    );
+    expect((await post(sidecar, 'from-env', [])).status).toBe(401);
+    expect(JSON.stringify(logs)).not.toContain('from-env');
+  });
+
   it('keeps client B from ending client A’s call: both calls come out whole', async () => {
     const sidecar = await listen({ tokens: ['alice=secret-a', 'bob=secret-b'] });
     const aliceInvoke = eventIdFor('alice-invoke');
