@@ -69,22 +69,13 @@ for (const trace of data.traces) {
   const head = element('h3', '', 'trace ' + trace.id);
   head.append(element('span', 'meta', trace.spans.length + ' spans · ' + duration(trace.duration)));
   section.append(head);
-  const byParent = new Map();
-  const ids = new Set(trace.spans.map((span) => span.id));
+  // In the order drawn, each with its depth in the trace's tree (the waterfall's).
   for (const span of trace.spans) {
-    const parent = ids.has(span.parent) && span.parent !== span.id ? span.parent : '';
-    if (!byParent.has(parent)) byParent.set(parent, []);
-    byParent.get(parent).push(span);
-  }
-  const seen = new Set();
-  const visit = (span, depth) => {
-    if (seen.has(span.id)) return;
-    seen.add(span.id);
     const row = element('div', 'row ' + span.state.toLowerCase());
     row.dataset.span = span.id;
     row.tabIndex = 0;
     const label = element('span', 'label', span.name);
-    label.style.paddingLeft = depth * 16 + 'px';
+    label.style.paddingLeft = span.depth * 16 + 'px';
     label.title = span.name;
     const lane = element('span', 'lane');
     const bar = element('span', 'bar');
@@ -101,11 +92,7 @@ for (const trace of data.traces) {
     });
     rowsById.set(span.id, { row, span });
     section.append(row);
-    for (const child of byParent.get(span.id) || []) visit(child, depth + 1);
-  };
-  for (const root of byParent.get('') || []) visit(root, 0);
-  // Spans in a parent cycle (a hand-edited file) are drawn as roots rather than left out.
-  for (const span of trace.spans) visit(span, 0);
+  }
   main.append(section);
 }
 const openFromAddress = () => {

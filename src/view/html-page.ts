@@ -3,7 +3,7 @@ import type { ReceivedSpan } from '../otlp/index.js';
 import { VERSION } from '../version.js';
 import { HTML_PAGE_SCRIPT, HTML_PAGE_STYLE } from './html-page-script.js';
 import type { SummaryCall, ViewSummary } from './view-summary.js';
-import { formatDuration, outcomeOf, tracesOf } from './waterfall.js';
+import { buildTree, formatDuration, outcomeOf, tracesOf, type SpanNode } from './waterfall.js';
 
 /** Options for {@link renderHtmlPage}. */
 export interface HtmlPageOptions {
@@ -11,8 +11,12 @@ export interface HtmlPageOptions {
   title: string;
 }
 
-/** A span as the page's script reads it: times in microseconds from its trace's start. */
+/**
+ * A span as the page's script reads it: times in microseconds from its trace's start, and how
+ * deep it sits in its trace's tree (the spans of a trace come in the order they are drawn).
+ */
 interface PageSpan {
+  depth: number;
   id: string;
   parent: string;
   name: string;
@@ -42,14 +46,18 @@ export function renderHtmlPage(
 ): string {
   const data = {
     traces: tracesOf(spans).map(({ spans: traceSpans, start, end }) => {
-      const ordered = [...traceSpans].sort((left, right) =>
-        left.startTimeUnixNano < right.startTimeUnixNano ? -1 : 1,
-      );
+      // The waterfall's trees, walked as it draws them.
+      const rows: PageSpan[] = [];
+      const visit = (node: SpanNode, depth: number): void => {
+        rows.push(pageSpan(node.span, start, depth));
+        for (const child of node.children) visit(child, depth + 1);
+      };
+      for (const root of buildTree(traceSpans)) visit(root, 0);
       return {
         id: traceSpans[0]!.traceId,
         start: micros(start),
         duration: micros(end > start ? end - start : 0n),
-        spans: ordered.map((span) => pageSpan(span, start)),
+        spans: rows,
       };
     }),
   };
@@ -78,9 +86,10 @@ ${summaryHtml(summary)}
 `;
 }
 
-function pageSpan(span: ReceivedSpan, traceStart: bigint): PageSpan {
+function pageSpan(span: ReceivedSpan, traceStart: bigint, depth: number): PageSpan {
   const message = span.status.code === STATUS_ERROR ? span.status.message : '';
   return {
+    depth,
     id: span.spanId,
     parent: span.parentSpanId,
     name: span.name,

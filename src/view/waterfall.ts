@@ -36,7 +36,8 @@ const MIN_BAR = 8;
 const MAX_BAR = 32;
 const STATUS_ROOM = 20;
 
-interface SpanNode {
+/** A span and the spans under it, as {@link buildTree} makes them. */
+export interface SpanNode {
   span: ReceivedSpan;
   children: SpanNode[];
 }
@@ -158,9 +159,9 @@ export function renderWaterfall(
  * The spans of one trace as trees. A span whose parent is missing is a root; a span id seen
  * twice (an export retried, a file concatenated with itself) is drawn once; spans whose parent
  * links form a cycle, which no tracer writes but a hand-edited file may hold, are drawn as roots
- * rather than left out.
+ * rather than left out. The waterfall and the `--html` page draw these trees.
  */
-function buildTree(spans: readonly ReceivedSpan[]): SpanNode[] {
+export function buildTree(spans: readonly ReceivedSpan[]): SpanNode[] {
   const nodes = new Map<string, SpanNode>();
   for (const span of spans) {
     if (!nodes.has(span.spanId)) nodes.set(span.spanId, { span, children: [] });
