@@ -268,7 +268,7 @@ describe('forwardEvents', () => {
 
     expect(await forwarder.close(300)).toBe(false);
 
-    expect(Date.now() - began).toBeLessThan(2000);
+    expect(Date.now() - began).toBeLessThan(10_000);
     expect(forwarder.stats()).toMatchObject({ sent: 0, queued: 0, abandoned: 12 });
     expect(agents[0]).toBe(`tooltrace/${VERSION}`);
     expect(told.map((error) => [error.kind, error.events])).toEqual([['gave-up', 12]]);
