@@ -1,4 +1,5 @@
 import type { McpToolDefinition } from './mcp-tool-definition.js';
+import { ANY_OBJECT } from './any-object-schema.js';
 
 /**
  * What tooltrace needs of an MCP client: the `Client` of either SDK line
@@ -114,18 +115,6 @@ export function protocolVersionOf(client: McpClient): string | undefined {
   const version = (client.transport as { protocolVersion?: unknown } | undefined)?.protocolVersion;
   return typeof version === 'string' ? version : undefined;
 }
-
-/** A Standard Schema that takes any object: the 2.x client asks one of every request. */
-const ANY_OBJECT = {
-  '~standard': {
-    version: 1,
-    vendor: 'tooltrace',
-    validate: (value: unknown) =>
-      value !== null && typeof value === 'object'
-        ? { value }
-        : { issues: [{ message: 'the result is not an object' }] },
-  },
-} as const;
 
 interface RequestingClient {
   request(request: unknown, resultSchema: unknown, options?: unknown): Promise<unknown>;

@@ -156,13 +156,8 @@ export async function runTaskCall(
     if (signal.aborted || !deadline.signal.aborted) throw error;
     // Past the deadline: the server is told, and the call ends as a failure of its own kind.
     cancel(taskId);
-    await channel.fail(
-      new ToolStreamError(
-        `MCP task ${taskId} was still "${task.status}" after ${deadlineMs} ms ` +
-          `(${deadlineMs === ttl ? "the task's ttl" : 'taskDeadline'}); it was cancelled`,
-      ),
-      { errorType: ERROR_TYPE_TASK_DEADLINE, attributes: { [ATTR_MCP_TASK_POLLS]: polls } },
-    );
+    const bound = deadlineMs === ttl ? "the task's ttl" : 'taskDeadline';
+    await failPastDeadline(channel, taskId, task.status, deadlineMs, bound, polls);
   } finally {
     clearTimeout(timer);
     signal.removeEventListener('abort', cancelOnAbort);
@@ -255,4 +250,26 @@ export class StatusTrail {
       // A full channel drops the status event; the status is still on the span.
     }
   }
+}
+
+/**
+ * Ends a task call whose task outlived its deadline (the server has been told to cancel it) as
+ * a failure of its own kind, naming the `bound` that ran out: the task's ttl (spelled as its
+ * protocol version spells the field) or `taskDeadline`.
+ */
+export function failPastDeadline(
+  channel: ToolChannel,
+  taskId: string,
+  status: string,
+  deadlineMs: number,
+  bound: string,
+  polls: number,
+): Promise<void> {
+  return channel.fail(
+    new ToolStreamError(
+      `MCP task ${taskId} was still "${status}" after ${deadlineMs} ms ` +
+        `(${bound}); it was cancelled`,
+    ),
+    { errorType: ERROR_TYPE_TASK_DEADLINE, attributes: { [ATTR_MCP_TASK_POLLS]: polls } },
+  );
 }

@@ -6,13 +6,18 @@ import {
   ATTR_MCP_TASK_POLLS,
   ATTR_RPC_RESPONSE_STATUS_CODE,
   ERROR_TYPE_TASK_CANCELLED,
-  ERROR_TYPE_TASK_DEADLINE,
   ERROR_TYPE_TASK_FAILED,
 } from './mcp-attribute-names.js';
 import { settleCall } from './mcp-call-outcome.js';
 import { cancelTask, requestOn, type McpClient, type McpTask } from './mcp-client.js';
 import { answerQuestions, questionsOf, type InputRoundOptions } from './mcp-input-call.js';
-import { pollDelay, StatusTrail, untilAborted, type TaskCallOptions } from './mcp-task-call.js';
+import {
+  failPastDeadline,
+  pollDelay,
+  StatusTrail,
+  untilAborted,
+  type TaskCallOptions,
+} from './mcp-task-call.js';
 import { boundedMessage } from './progress-relay.js';
 import type { CreatedTask } from './received-task-results.js';
 
@@ -144,13 +149,8 @@ export async function followExtensionTask(
     if (!signal.aborted) cancelTask(client, taskId);
     if (signal.aborted || !deadline.signal.aborted) throw error;
     // Past the deadline: the server was told, and the call ends as a failure of its own kind.
-    return channel.fail(
-      new ToolStreamError(
-        `MCP task ${taskId} was still "${task.status}" after ${deadlineMs} ms ` +
-          `(${deadlineMs === ttl ? "the task's ttlMs" : 'taskDeadline'}); it was cancelled`,
-      ),
-      { errorType: ERROR_TYPE_TASK_DEADLINE, attributes: { [ATTR_MCP_TASK_POLLS]: polls } },
-    );
+    const bound = deadlineMs === ttl ? "the task's ttlMs" : 'taskDeadline';
+    return failPastDeadline(channel, taskId, task.status, deadlineMs, bound, polls);
   } finally {
     clearTimeout(timer);
     signal.removeEventListener('abort', cancelOnAbort);

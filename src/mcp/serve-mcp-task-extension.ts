@@ -16,6 +16,7 @@ import type { ServedRequest } from './served-request.js';
 import { refuse } from './served-refusals.js';
 import type { ServedCall, StreamListener } from './served-tool.js';
 import { statusNote } from './served-input-call.js';
+import { ANY_OBJECT } from './any-object-schema.js';
 
 /**
  * MCP 2026-07-28's tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) for tools served
@@ -270,18 +271,6 @@ function statusMessages(task: ServedTask): StreamListener {
     },
   };
 }
-
-/** A Standard Schema that takes an object as it is (the SDK asks one of custom methods). */
-const ANY_OBJECT = {
-  '~standard': {
-    version: 1,
-    vendor: 'tooltrace',
-    validate: (value: unknown) =>
-      value !== null && typeof value === 'object'
-        ? { value }
-        : { issues: [{ message: 'params must be an object' }] },
-  },
-} as const;
 
 class TaskNotFound extends Error {
   readonly code = -32602;
