@@ -1,6 +1,4 @@
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpServer as McpServer1 } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -15,7 +13,7 @@ import {
 import type { EventBus } from '../src/bus/index.js';
 import { serveMcpTools, type McpServedTool } from '../src/mcp/index.js';
 import type { ChannelTool, ToolEvent } from '../src/streamtool/index.js';
-import { nodeHandler } from '../test/mcp/modern-http-server.js';
+import { listenAtMcp, nodeHandler } from '../test/mcp/modern-http-server.js';
 import { sdkAloneServer } from './conformance-sdk-alone.js';
 import { conformanceTools2026 } from './conformance-tools-2026.js';
 
@@ -153,7 +151,7 @@ export async function startConformanceServer(
   line: SdkLine,
   bus: EventBus,
 ): Promise<ConformanceServer> {
-  return listen(line === '1.x' ? legacyHandler(bus) : modernHandler(bus));
+  return listenAtMcp(line === '1.x' ? legacyHandler(bus) : modernHandler(bus));
 }
 
 /**
@@ -161,32 +159,7 @@ export async function startConformanceServer(
  * served as {@link startConformanceServer} serves them: the baseline of the comparison.
  */
 export function startSdkAloneServer(): Promise<ConformanceServer> {
-  return listen(guarded(createMcpHandler(sdkAloneServer)));
-}
-
-/** Serves `handle` at `/mcp` on 127.0.0.1:0. */
-async function listen(handle: Handler): Promise<ConformanceServer> {
-  const http = createServer((request, response) => {
-    if (new URL(request.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') {
-      response.writeHead(404).end();
-      return;
-    }
-    handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) response.writeHead(500);
-      response.end(String(error));
-    });
-  });
-  http.listen(0, '127.0.0.1');
-  await once(http, 'listening');
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
+  return listenAtMcp(guarded(createMcpHandler(sdkAloneServer)));
 }
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;

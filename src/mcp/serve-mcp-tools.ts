@@ -138,11 +138,7 @@ export function serveMcpTools(
       input: Record<string, unknown>,
       extra: unknown,
     ): Promise<ServedAnswer | Record<string, unknown>> => {
-      const given = servedRequestOf(extra);
-      const request: ServedRequest = {
-        ...given,
-        protocolVersion: given.protocolVersion ?? negotiatedVersionOf(server),
-      };
+      const request = servedRequestOn(server, extra);
       const network = networkOf(server, options);
       if (!declaresTasks(request)) {
         if (served.execution?.taskSupport === 'required') {
@@ -194,11 +190,7 @@ export function serveMcpTools(
       input: Record<string, unknown>,
       extra: unknown,
     ): Promise<ServedAnswer | Record<string, unknown>> => {
-      const given = servedRequestOf(extra);
-      const request: ServedRequest = {
-        ...given,
-        protocolVersion: given.protocolVersion ?? negotiatedVersionOf(server),
-      };
+      const request = servedRequestOn(server, extra);
       const network = networkOf(server, options);
       if (request.handle !== undefined) {
         return serveAsking(server, bus, source, served, input, request, network, limits);
@@ -330,6 +322,15 @@ function clientCapabilitiesOf(server: McpToolServer): Record<string, unknown> | 
 }
 
 /** The protocol version the server negotiated, when it tells (2.x). */
+/**
+ * What the SDK tells a served call about its request, with the protocol version the session
+ * negotiated when the request itself does not carry one (2025-11-25 peers).
+ */
+function servedRequestOn(server: McpToolServer, extra: unknown): ServedRequest {
+  const given = servedRequestOf(extra);
+  return { ...given, protocolVersion: given.protocolVersion ?? negotiatedVersionOf(server) };
+}
+
 function negotiatedVersionOf(server: McpToolServer): string | undefined {
   const read = (server.server as { getNegotiatedProtocolVersion?: () => unknown })
     .getNegotiatedProtocolVersion;

@@ -58,8 +58,18 @@ export function nodeHandler(
  */
 export async function startModernHttpServer(create: () => McpServer): Promise<ModernHttpServer> {
   const handler = createMcpHandler(create);
-  const handle = nodeHandler((request) => handler.fetch(request));
+  return listenAtMcp(nodeHandler((request) => handler.fetch(request)));
+}
+
+/** Serves `handle` at `/mcp` on 127.0.0.1:0 (any other path is a 404). */
+export async function listenAtMcp(
+  handle: (request: IncomingMessage, response: ServerResponse) => Promise<void>,
+): Promise<ModernHttpServer> {
   const http = createServer((request, response) => {
+    if (new URL(request.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') {
+      response.writeHead(404).end();
+      return;
+    }
     handle(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500);
       response.end(String(error));
