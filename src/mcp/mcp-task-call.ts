@@ -91,14 +91,8 @@ export async function runTaskCall(
   channel.annotate({ [ATTR_MCP_TASK_ID]: taskId });
   const cancelOnAbort = (): void => cancel(taskId);
   signal.addEventListener('abort', cancelOnAbort, { once: true });
-  // The call's own deadline, or the task's ttl when shorter: past it the server may have dropped
-  // the task, and a task kept `working` forever must not be polled forever.
-  const ttl = typeof task.ttl === 'number' && task.ttl >= 0 ? task.ttl : Number.POSITIVE_INFINITY;
-  const deadlineMs = Math.min(options.deadline, ttl);
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), Math.min(deadlineMs, 2 ** 31 - 1));
-  timer.unref();
-  const polling = AbortSignal.any([signal, deadline.signal]);
+  const bound = new TaskBound(signal, options.deadline, task.ttl);
+  const polling = bound.polling;
   let polls = 0;
   const seen = new StatusTrail(channel);
   const follow = async (): Promise<void> => {
@@ -153,13 +147,13 @@ export async function runTaskCall(
   try {
     await follow();
   } catch (error) {
-    if (signal.aborted || !deadline.signal.aborted) throw error;
+    if (signal.aborted || !bound.expired) throw error;
     // Past the deadline: the server is told, and the call ends as a failure of its own kind.
     cancel(taskId);
-    const bound = deadlineMs === ttl ? "the task's ttl" : 'taskDeadline';
-    await failPastDeadline(channel, taskId, task.status, deadlineMs, bound, polls);
+    const named = bound.byTtl ? "the task's ttl" : 'taskDeadline';
+    await failPastDeadline(channel, taskId, task.status, bound.ms, named, polls);
   } finally {
-    clearTimeout(timer);
+    bound.dispose();
     signal.removeEventListener('abort', cancelOnAbort);
   }
 }
@@ -272,4 +266,37 @@ export function failPastDeadline(
     ),
     { errorType: ERROR_TYPE_TASK_DEADLINE, attributes: { [ATTR_MCP_TASK_POLLS]: polls } },
   );
+}
+
+/**
+ * How long a task is followed: the call's own deadline, or the task's ttl when shorter (past it
+ * the server may have dropped the task, and a task kept `working` forever must not be polled
+ * forever). `polling` aborts with the call or at the bound; `dispose` clears the timer.
+ */
+export class TaskBound {
+  /** The bound in milliseconds. */
+  readonly ms: number;
+  /** Whether the task's ttl set the bound (not the call's deadline). */
+  readonly byTtl: boolean;
+  readonly polling: AbortSignal;
+  readonly #expiry = new AbortController();
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(signal: AbortSignal, deadline: number, ttl: unknown) {
+    const ttlMs = typeof ttl === 'number' && ttl >= 0 ? ttl : Number.POSITIVE_INFINITY;
+    this.ms = Math.min(deadline, ttlMs);
+    this.byTtl = this.ms === ttlMs;
+    this.#timer = setTimeout(() => this.#expiry.abort(), Math.min(this.ms, 2 ** 31 - 1));
+    this.#timer.unref();
+    this.polling = AbortSignal.any([signal, this.#expiry.signal]);
+  }
+
+  /** Whether the bound has passed. */
+  get expired(): boolean {
+    return this.#expiry.signal.aborted;
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer);
+  }
 }

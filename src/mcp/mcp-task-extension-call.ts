@@ -15,6 +15,7 @@ import {
   failPastDeadline,
   pollDelay,
   StatusTrail,
+  TaskBound,
   untilAborted,
   type TaskCallOptions,
 } from './mcp-task-call.js';
@@ -82,13 +83,8 @@ export async function followExtensionTask(
   const cancelOnAbort = (): void => cancelTask(client, taskId);
   signal.addEventListener('abort', cancelOnAbort, { once: true });
   let task = viewOf(taskId, created.raw);
-  const ttl =
-    typeof task.ttlMs === 'number' && task.ttlMs >= 0 ? task.ttlMs : Number.POSITIVE_INFINITY;
-  const deadlineMs = Math.min(options.deadline, ttl);
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), Math.min(deadlineMs, 2 ** 31 - 1));
-  timer.unref();
-  const polling = AbortSignal.any([signal, deadline.signal]);
+  const bound = new TaskBound(signal, options.deadline, task.ttlMs);
+  const polling = bound.polling;
   let polls = 0;
   let rounds = options.rounds;
   const answered = new Set<string>();
@@ -147,12 +143,12 @@ export async function followExtensionTask(
     }
   } catch (error) {
     if (!signal.aborted) cancelTask(client, taskId);
-    if (signal.aborted || !deadline.signal.aborted) throw error;
+    if (signal.aborted || !bound.expired) throw error;
     // Past the deadline: the server was told, and the call ends as a failure of its own kind.
-    const bound = deadlineMs === ttl ? "the task's ttlMs" : 'taskDeadline';
-    return failPastDeadline(channel, taskId, task.status, deadlineMs, bound, polls);
+    const named = bound.byTtl ? "the task's ttlMs" : 'taskDeadline';
+    return failPastDeadline(channel, taskId, task.status, bound.ms, named, polls);
   } finally {
-    clearTimeout(timer);
+    bound.dispose();
     signal.removeEventListener('abort', cancelOnAbort);
     if (!channel.closed) channel.annotate({ [ATTR_MCP_TASK_POLLS]: polls });
   }
