@@ -73,6 +73,16 @@ function sampled(answer: Record<string, unknown>): string {
   return typeof content?.text === 'string' ? content.text : JSON.stringify(answer.content);
 }
 
+/** Asks the client's name by elicitation, then greets it (two conformance tools do this). */
+function askName(ctx: ServerContext) {
+  const answer = answerTo(ctx, 'user_name');
+  if (answer === undefined) {
+    return inputRequired({
+      inputRequests: { user_name: elicit('What is your name?', 'name', 'string') },
+    });
+  }
+  return text(`Hello, ${field(answer, 'name')}!`);
+}
 function declared(ctx: ServerContext): Record<string, unknown> {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   return (envelope?.['io.modelcontextprotocol/clientCapabilities'] ?? {}) as Record<
@@ -146,15 +156,7 @@ export function sdkAloneServer(): McpServer {
   server.registerTool(
     'test_input_required_result_elicitation',
     { description: 'test_input_required_result_elicitation' },
-    (ctx) => {
-      const answer = answerTo(ctx, 'user_name');
-      if (answer === undefined) {
-        return inputRequired({
-          inputRequests: { user_name: elicit('What is your name?', 'name', 'string') },
-        });
-      }
-      return text(`Hello, ${field(answer, 'name')}!`);
-    },
+    askName,
   );
   server.registerTool(
     'test_input_required_result_sampling',
@@ -268,15 +270,7 @@ export function sdkAloneServer(): McpServer {
   server.registerTool(
     'test_streaming_elicitation',
     { description: 'test_streaming_elicitation' },
-    (ctx) => {
-      const answer = answerTo(ctx, 'user_name');
-      if (answer === undefined) {
-        return inputRequired({
-          inputRequests: { user_name: elicit('What is your name?', 'name', 'string') },
-        });
-      }
-      return text(`Hello, ${field(answer, 'name')}!`);
-    },
+    askName,
   );
   server.registerTool('test_logging_tool', { description: 'test_logging_tool' }, async () => {
     await sleep(1);
