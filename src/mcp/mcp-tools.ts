@@ -23,7 +23,6 @@ import {
 import { awaitHandshake } from './await-handshake.js';
 import { CheckedToolList, type RefusedMcpTool } from './checked-tool-list.js';
 import { failCall, settleCall } from './mcp-call-outcome.js';
-import { refuseMeterProvider } from './refuse-meter-provider.js';
 import type { McpToolDefinition } from './mcp-tool-definition.js';
 import { runTaskCall, type TaskCallOptions } from './mcp-task-call.js';
 import { networkTransportOf } from './network-transport.js';
@@ -172,7 +171,6 @@ export async function mcpTools(
   ) {
     throw new TypeError('client must be an MCP Client (@modelcontextprotocol/sdk or /client)');
   }
-  refuseMeterProvider('mcpTools', options);
   await awaitHandshake(client, options.connectTimeout ?? 10_000);
   const maxPages = checkCount(options.maxPages, 'maxPages', 100);
   const checked = new CheckedToolList(checkCount(options.maxTools, 'maxTools', 1000));

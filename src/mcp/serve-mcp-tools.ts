@@ -14,7 +14,6 @@ import {
   ATTR_NETWORK_TRANSPORT,
   METHOD_TOOLS_CALL,
 } from './mcp-attribute-names.js';
-import { refuseMeterProvider } from './refuse-meter-provider.js';
 import type { McpCallToolResult, McpRegisteredTool, McpToolServer } from './mcp-tool-server.js';
 import { networkTransportOf } from './network-transport.js';
 import { ProgressNotifier } from './progress-notifier.js';
@@ -115,7 +114,6 @@ export function serveMcpTools(
   if (!Array.isArray(givenTools)) throw new TypeError('tools must be an array of ChannelTools');
   const bus = options.bus ?? new EventBus({ ringSize: 0 });
   const source = options.source ?? 'mcp.server';
-  refuseMeterProvider('serveMcpTools', options);
   return tools.map((entry) => {
     const served: McpServedTool = 'tool' in entry ? entry : { tool: entry };
     const tool = served.tool;

@@ -266,16 +266,4 @@ describe('MCP operation metrics', () => {
     expect(pointsOf(clientMetric).count).toMatchObject({ count: 1 });
     expect(pointsOf(serverMetric).count).toMatchObject({ count: 1 });
   });
-
-  it('refuses the meterProvider option the adapters took before, saying where it went', async () => {
-    const { provider } = meter();
-    const mcpServer = new McpServer({ name: 'files', version: '1.0.0' });
-    expect(() => serveMcpTools(mcpServer, tools, { meterProvider: provider } as never)).toThrow(
-      'traceToolCalls(bus, { meterProvider })',
-    );
-    client = await connectInMemory(mcpServer);
-    await expect(mcpTools(client, { meterProvider: provider } as never)).rejects.toThrow(
-      'no longer takes meterProvider',
-    );
-  });
 });
