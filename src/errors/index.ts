@@ -10,3 +10,4 @@ export { TooltraceError } from './tooltrace-error.js';
 export { ConfigurationError } from './configuration-error.js';
 export { UnknownToolError } from './unknown-tool-error.js';
 export { counted } from './counted.js';
+export { describeValue } from './describe-value.js';

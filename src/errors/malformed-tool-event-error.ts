@@ -1,3 +1,4 @@
+import { describeValue } from './describe-value.js';
 import { TooltraceError } from './tooltrace-error.js';
 
 /**
@@ -26,18 +27,11 @@ export class MalformedToolEventError extends TooltraceError {
   ) {
     super(
       `tool "${toolName}" (call ${callId}) yielded a malformed event, ${skipped}: ` +
-        `${field} must be ${expected}, got ${describe(value)}`,
+        `${field} must be ${expected}, got ${describeValue(value)}`,
     );
     this.toolName = toolName;
     this.callId = callId;
     this.field = field;
     this.value = value;
   }
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'bigint') return `${value}n`;
-  if (value === null || typeof value !== 'object') return String(value);
-  return Array.isArray(value) ? 'an array' : 'an object';
 }

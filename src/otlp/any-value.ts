@@ -1,5 +1,6 @@
 import { OtlpDecodeError } from './otlp-decode-error.js';
-import { describeValue, fieldOf, join, type OtlpRecord } from './otlp-fields.js';
+import { describeValue } from '../errors/index.js';
+import { fieldOf, join, type OtlpRecord } from './otlp-fields.js';
 import { bytesOf, doubleOf, int64Of } from './otlp-scalars.js';
 
 /**

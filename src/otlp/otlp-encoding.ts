@@ -1,5 +1,6 @@
 import { OtlpDecodeError } from './otlp-decode-error.js';
-import { describeValue, type OtlpRecord } from './otlp-fields.js';
+import { describeValue } from '../errors/index.js';
+import type { OtlpRecord } from './otlp-fields.js';
 
 /** The two OTLP/HTTP body encodings: protobuf (`application/x-protobuf`) and JSON. */
 export type OtlpEncoding = 'json' | 'protobuf';

@@ -1,3 +1,4 @@
+import { describeValue } from '../errors/index.js';
 import { OtlpDecodeError } from './otlp-decode-error.js';
 
 // Helpers that read fields of a parsed OTLP/JSON message and fail with an OtlpDecodeError naming
@@ -125,22 +126,4 @@ export function enumField(
 /** `where.name`, or `name` at the top level. */
 export function join(where: string, name: string): string {
   return where === '' ? name : `${where}.${name}`;
-}
-
-/** A short description of a value for error messages. */
-export function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-      return `${typeof value} ${value}`;
-    case 'object':
-      return 'an object';
-    default:
-      return typeof value;
-  }
 }

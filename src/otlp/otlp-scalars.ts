@@ -1,5 +1,6 @@
 import { OtlpDecodeError } from './otlp-decode-error.js';
-import { describeValue, fieldOf, join, type OtlpRecord } from './otlp-fields.js';
+import { describeValue } from '../errors/index.js';
+import { fieldOf, join, type OtlpRecord } from './otlp-fields.js';
 
 // Conversions of the OTLP/JSON scalars whose spelling differs from protobuf's: ids (hex
 // strings), 64-bit integers (JSON numbers or decimal strings), doubles (JSON may spell "NaN",

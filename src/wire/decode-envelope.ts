@@ -13,7 +13,7 @@ import {
   type DecodeResult,
   type DecodeSuccess,
 } from './decode-result.js';
-import { describeValue } from './describe-value.js';
+import { describeValue } from '../errors/index.js';
 import type { DroppedField } from './dropped-field.js';
 import { findJsonProblem, formatJsonPath } from './find-json-problem.js';
 import { parseRfc3339Nano } from './rfc3339.js';

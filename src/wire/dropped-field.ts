@@ -1,4 +1,4 @@
-import { describeValue } from './describe-value.js';
+import { describeValue } from '../errors/index.js';
 
 /**
  * A field {@link decodeEnvelope} left out of an accepted line because its value had a type the

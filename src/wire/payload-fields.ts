@@ -16,7 +16,7 @@ import {
   TOOL_RESULT,
 } from '../events/index.js';
 import { rejectLine, type DecodeFailure } from './decode-result.js';
-import { describeValue } from './describe-value.js';
+import { describeValue } from '../errors/index.js';
 import { WrongField, wrongPayloadField as wrongType, type DroppedField } from './dropped-field.js';
 
 type JsonObject = Record<string, unknown>;

@@ -260,7 +260,7 @@ describe('decodeTraceRequest()', () => {
       [
         'a name that is not a string',
         JSON.stringify(jsonRequest({ name: 7 })),
-        /spans\[0\]\.name: expected a string, got number 7/,
+        /spans\[0\]\.name: expected a string, got 7/,
       ],
       [
         'an unknown enum name',

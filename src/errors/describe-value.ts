@@ -1,8 +1,9 @@
 const PREVIEW_LENGTH = 40;
 
 /**
- * A short description of a JSON value for rejection messages: strings and numbers quoted and
- * cut to a preview (a hostile line must not turn into a huge log line), other values by kind.
+ * A short description of a value for rejection messages: strings quoted and cut to a preview (a
+ * hostile line must not turn into a huge log line), numbers and booleans as they are, bigints
+ * with their `n`, other values by kind.
  */
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
@@ -15,6 +16,8 @@ export function describeValue(value: unknown): string {
     case 'number':
     case 'boolean':
       return String(value);
+    case 'bigint':
+      return `${value}n`;
     case 'object':
       return 'an object';
     default:
