@@ -1,5 +1,5 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { encodeAll, type SpanBatch } from './span-batch.js';
+import type { SpanBatch } from './span-batch.js';
 import { NumberTypes } from './number-types.js';
 import { RequestBuffers } from './request-buffers.js';
 
@@ -126,23 +126,15 @@ export abstract class BatchEncoder {
   }
 
   /**
-   * The request body for `spans`, which the caller owns: the encoder writes the next into other
-   * memory. {@link release} it once sent, for its memory to be reused.
-   */
-  encode(spans: readonly ReadableSpan[]): Buffer {
-    return encodeAll(this.openBatch(), spans);
-  }
-
-  /**
    * A batch that encodes each span as it is added and keeps only its bytes; its body, when
-   * closed, is what {@link encode} makes of the same spans. Batches are independent of each
-   * other; {@link release} a body once it will not be sent again.
+   * closed, is the caller's: the encoder writes the next into other memory. Batches are
+   * independent of each other; {@link release} a body once it will not be sent again.
    */
   openBatch(): SpanBatch<Buffer> {
     return new EncodingBatch(this.#encoding, this.buffers.take());
   }
 
-  /** Takes back a body {@link encode} returned, once nothing reads it any more (it was sent). */
+  /** Takes back a closed batch's body, once nothing reads it any more (it was sent). */
   release(body: Uint8Array): void {
     this.buffers.give(body);
   }

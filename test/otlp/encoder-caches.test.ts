@@ -7,7 +7,7 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { OtlpJsonTraceEncoder, OtlpTraceEncoder } from '../../src/otlp/index.js';
+import { OtlpJsonTraceEncoder, OtlpTraceEncoder, encodeAll } from '../../src/otlp/index.js';
 import { decodeTraceRequest, type ReceivedSpan } from '../../src/otlp/index.js';
 
 const VALUES = ['search', 'search', 'fetch', 'search', 'ü', 'ü', 'x'.repeat(300), 'x'.repeat(300)];
@@ -62,7 +62,7 @@ describe('encoder caches', () => {
     const batch = spans();
     const stock = decoded(ProtobufTraceSerializer.serializeRequest(batch)!, 'protobuf');
     for (let round = 0; round < 3; round += 1) {
-      const body = encoder.encode(batch);
+      const body = encodeAll(encoder.openBatch(), batch);
       expect(decoded(body, 'protobuf')).toEqual(stock);
       encoder.release(body);
     }
@@ -73,7 +73,7 @@ describe('encoder caches', () => {
     const batch = spans();
     const stock = decoded(JsonTraceSerializer.serializeRequest(batch)!, 'application/json');
     for (let round = 0; round < 3; round += 1) {
-      const body = encoder.encode(batch);
+      const body = encodeAll(encoder.openBatch(), batch);
       expect(decoded(body, 'application/json')).toEqual(stock);
       encoder.release(body);
     }

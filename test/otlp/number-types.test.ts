@@ -6,7 +6,7 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { OtlpJsonTraceEncoder, OtlpTraceEncoder } from '../../src/otlp/index.js';
+import { OtlpJsonTraceEncoder, OtlpTraceEncoder, encodeAll } from '../../src/otlp/index.js';
 import { decodeTraceRequest } from '../../src/otlp/index.js';
 import { tooltraceNumberTypes } from '../../src/sidecar/export/tooltrace-number-types.js';
 import { otlpProtoTypes } from './otlp-proto-schema.js';
@@ -78,19 +78,19 @@ describe('number types per attribute key', () => {
   ];
 
   it("keeps a key a double once it was fractional, and the sidecar's tooltrace progress always, in protobuf", () => {
-    expect(protobufKinds(new OtlpTraceEncoder(tooltraceNumberTypes()).encode(spans()))).toEqual(
-      expected,
-    );
+    expect(
+      protobufKinds(encodeAll(new OtlpTraceEncoder(tooltraceNumberTypes()).openBatch(), spans())),
+    ).toEqual(expected);
   });
 
   it('does the same in JSON', () => {
-    expect(jsonKinds(new OtlpJsonTraceEncoder(tooltraceNumberTypes()).encode(spans()))).toEqual(
-      expected,
-    );
+    expect(
+      jsonKinds(encodeAll(new OtlpJsonTraceEncoder(tooltraceNumberTypes()).openBatch(), spans())),
+    ).toEqual(expected);
   });
 
   it('writes a whole number as an int for a key it was not given, until one is fractional', () => {
-    const kinds = protobufKinds(new OtlpTraceEncoder().encode(spans()));
+    const kinds = protobufKinds(encodeAll(new OtlpTraceEncoder().openBatch(), spans()));
     expect(kinds.map((span) => span['tooltrace.stream.progress'])).toEqual([
       'intValue',
       'intValue',
@@ -102,8 +102,14 @@ describe('number types per attribute key', () => {
 describe('OtlpJsonTraceEncoder', () => {
   it('writes the spans the protobuf encoder writes, as the receiver decodes them', () => {
     const batch = spans();
-    const fromJson = decodeTraceRequest(new OtlpJsonTraceEncoder().encode(batch), 'json');
-    const fromProtobuf = decodeTraceRequest(new OtlpTraceEncoder().encode(batch), 'protobuf');
+    const fromJson = decodeTraceRequest(
+      encodeAll(new OtlpJsonTraceEncoder().openBatch(), batch),
+      'json',
+    );
+    const fromProtobuf = decodeTraceRequest(
+      encodeAll(new OtlpTraceEncoder().openBatch(), batch),
+      'protobuf',
+    );
 
     expect(fromJson.map((span) => ({ ...span, encoding: 'protobuf' }))).toEqual(fromProtobuf);
     expect(fromJson[1]!.attributes.ratio).toBe(0.5);

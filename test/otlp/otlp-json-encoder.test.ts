@@ -9,7 +9,7 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { OtlpJsonTraceEncoder, OtlpTraceEncoder } from '../../src/otlp/index.js';
+import { OtlpJsonTraceEncoder, OtlpTraceEncoder, encodeAll } from '../../src/otlp/index.js';
 import { decodeTraceRequest, type ReceivedSpan } from '../../src/otlp/index.js';
 
 /** Spans from two providers (two resources) and two tracers, covering every field written. */
@@ -105,7 +105,10 @@ describe('OtlpJsonTraceEncoder', () => {
   it('writes what the stock JSON serializer writes, once both are decoded', () => {
     const spans = spansToEncode();
     const stock = decoded(JsonTraceSerializer.serializeRequest(spans)!, 'application/json');
-    const ours = decoded(new OtlpJsonTraceEncoder().encode(spans), 'application/json');
+    const ours = decoded(
+      encodeAll(new OtlpJsonTraceEncoder().openBatch(), spans),
+      'application/json',
+    );
 
     expect(stock).toHaveLength(spans.length);
     expect(ours).toEqual(stock);
@@ -113,14 +116,21 @@ describe('OtlpJsonTraceEncoder', () => {
 
   it('writes what the protobuf encoder writes, once both are decoded', () => {
     const spans = spansToEncode();
-    const protobuf = decoded(new OtlpTraceEncoder().encode(spans), 'application/x-protobuf');
+    const protobuf = decoded(
+      encodeAll(new OtlpTraceEncoder().openBatch(), spans),
+      'application/x-protobuf',
+    );
 
-    expect(decoded(new OtlpJsonTraceEncoder().encode(spans), 'application/json')).toEqual(protobuf);
+    expect(
+      decoded(encodeAll(new OtlpJsonTraceEncoder().openBatch(), spans), 'application/json'),
+    ).toEqual(protobuf);
   });
 
   it('follows the OTLP JSON mapping: hex ids, int64 as strings, enums as numbers', () => {
     const spans = spansToEncode();
-    const body = JSON.parse(new OtlpJsonTraceEncoder().encode(spans).toString('utf8')) as {
+    const body = JSON.parse(
+      encodeAll(new OtlpJsonTraceEncoder().openBatch(), spans).toString('utf8'),
+    ) as {
       resourceSpans: {
         scopeSpans: { scope: { name: string; version?: string }; spans: unknown[] }[];
       }[];
@@ -164,7 +174,10 @@ describe('OtlpJsonTraceEncoder', () => {
         attributes: { nan: Number.NaN, up: Infinity, down: -Infinity, lone: 'a\ud800b' },
       })
       .end();
-    const text = new OtlpJsonTraceEncoder().encode(memory.getFinishedSpans()).toString('utf8');
+    const text = encodeAll(
+      new OtlpJsonTraceEncoder().openBatch(),
+      memory.getFinishedSpans(),
+    ).toString('utf8');
 
     expect(text).toContain('"doubleValue":"NaN"');
     expect(text).toContain('"doubleValue":"Infinity"');
@@ -194,8 +207,11 @@ describe('OtlpJsonTraceEncoder', () => {
       return [span.startTimeUnixNano, span.endTimeUnixNano];
     };
 
-    expect(times(new OtlpJsonTraceEncoder().encode(spans))).toEqual(['-1999999995', '-1']);
-    expect(times(new OtlpJsonTraceEncoder().encode(spans))).toEqual(
+    expect(times(encodeAll(new OtlpJsonTraceEncoder().openBatch(), spans))).toEqual([
+      '-1999999995',
+      '-1',
+    ]);
+    expect(times(encodeAll(new OtlpJsonTraceEncoder().openBatch(), spans))).toEqual(
       times(JsonTraceSerializer.serializeRequest(spans)!),
     );
   });
@@ -203,9 +219,9 @@ describe('OtlpJsonTraceEncoder', () => {
   it('keeps its buffer: a second, smaller request is not polluted by the first', () => {
     const spans = spansToEncode();
     const encoder = new OtlpJsonTraceEncoder();
-    encoder.encode(spans);
+    encodeAll(encoder.openBatch(), spans);
 
-    expect(decoded(encoder.encode(spans.slice(0, 1)), 'application/json')).toEqual(
+    expect(decoded(encodeAll(encoder.openBatch(), spans.slice(0, 1)), 'application/json')).toEqual(
       decoded(JsonTraceSerializer.serializeRequest(spans.slice(0, 1))!, 'application/json'),
     );
   });

@@ -6,7 +6,7 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { OtlpJsonTraceEncoder, OtlpTraceEncoder } from '../../src/otlp/index.js';
+import { OtlpJsonTraceEncoder, OtlpTraceEncoder, encodeAll } from '../../src/otlp/index.js';
 import { RequestBuffers } from '../../src/otlp/request-buffers.js';
 
 function spans(count: number, prefix: string): ReadableSpan[] {
@@ -99,17 +99,17 @@ describe.each([
 ])('%s bodies', (_name, newEncoder) => {
   it('are not written into by the next request until released', () => {
     const encoder = newEncoder();
-    const first = encoder.encode(spans(50, 'first'));
+    const first = encodeAll(encoder.openBatch(), spans(50, 'first'));
     const copy = Buffer.from(first);
-    encoder.encode(spans(80, 'second'));
+    encodeAll(encoder.openBatch(), spans(80, 'second'));
     expect(Buffer.compare(first, copy)).toBe(0);
   });
 
   it('come out the same from released memory', () => {
     const encoder = newEncoder();
     const batch = spans(50, 'same');
-    const fresh = Buffer.from(encoder.encode(batch));
-    encoder.release(encoder.encode(spans(80, 'other')));
-    expect(Buffer.compare(encoder.encode(batch), fresh)).toBe(0);
+    const fresh = Buffer.from(encodeAll(encoder.openBatch(), batch));
+    encoder.release(encodeAll(encoder.openBatch(), spans(80, 'other')));
+    expect(Buffer.compare(encodeAll(encoder.openBatch(), batch), fresh)).toBe(0);
   });
 });

@@ -12,7 +12,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OtlpHttpSpanExporter } from '../../../src/sidecar/export/index.js';
-import { OtlpTraceEncoder } from '../../../src/otlp/index.js';
+import { OtlpTraceEncoder, encodeAll } from '../../../src/otlp/index.js';
 import {
   decodeTraceRequest,
   startOtlpReceiver,
@@ -99,13 +99,16 @@ describe('OtlpTraceEncoder', () => {
     await receiver.close();
     const encoder = new OtlpTraceEncoder();
 
-    const ours = decodeTraceRequest(encoder.encode(spans), 'application/x-protobuf');
+    const ours = decodeTraceRequest(
+      encodeAll(encoder.openBatch(), spans),
+      'application/x-protobuf',
+    );
     expect(stock).toHaveLength(spans.length);
     expect(ours).toEqual(stock);
     // The encoder keeps its buffer: a second, smaller request is not polluted by the first.
-    expect(decodeTraceRequest(encoder.encode(spans.slice(0, 1)), 'protobuf')).toEqual(
-      stock.slice(0, 1),
-    );
+    expect(
+      decodeTraceRequest(encodeAll(encoder.openBatch(), spans.slice(0, 1)), 'protobuf'),
+    ).toEqual(stock.slice(0, 1));
   });
 });
 
