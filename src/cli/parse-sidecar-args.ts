@@ -211,14 +211,7 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
   assign('bodyTimeoutMs', duration('body-timeout', values['body-timeout']));
   assign('maxInflightBytes', integer('max-inflight-bytes', values['max-inflight-bytes'], 64));
   assign('idleTimeoutMs', duration('idle-timeout', values['idle-timeout']));
-  const liveInterval = duration('live-interval', values['live-interval']);
-  if (liveInterval !== undefined && liveInterval < 10) {
-    throw new ConfigurationError(
-      `--live-interval must be at least 10ms, got '${values['live-interval']}'`,
-      { setting: '--live-interval' },
-    );
-  }
-  assign('liveIntervalMs', liveInterval);
+  assign('liveIntervalMs', duration('live-interval', values['live-interval']));
   if (values['no-live-updates'] === true) options.liveUpdates = false;
   if (values['exclude-events'] !== undefined) {
     const patterns = values['exclude-events']
