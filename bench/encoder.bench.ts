@@ -27,12 +27,7 @@ import {
   SimpleSpanProcessor,
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
-import {
-  encodeAll as encodeBatch,
-  OtlpJsonTraceEncoder,
-  OtlpTraceEncoder,
-  type SpanBatch,
-} from '../src/otlp/index.js';
+import { OtlpJsonTraceEncoder, OtlpTraceEncoder, type SpanBatch } from '../src/otlp/index.js';
 import { tooltraceNumberTypes } from '../src/sidecar/export/tooltrace-number-types.js';
 import { detectResource } from '../src/sidecar/pipeline/detect-resource.js';
 
@@ -62,7 +57,11 @@ interface BatchingEncoder {
 function perRequest(encoder: BatchingEncoder | Encoder): Encoder {
   if (!('openBatch' in encoder)) return encoder;
   return {
-    encode: (spans) => encodeBatch(encoder.openBatch(), spans),
+    encode: (spans) => {
+      const batch = encoder.openBatch();
+      for (const span of spans) batch.add(span);
+      return batch.close();
+    },
     release: (body) => encoder.release(body),
   };
 }

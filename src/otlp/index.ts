@@ -42,5 +42,4 @@ export type {
 export { OtlpTraceEncoder } from './otlp-trace-encoder.js';
 export { OtlpJsonTraceEncoder } from './otlp-json-encoder.js';
 export { NumberTypes } from './number-types.js';
-export { encodeAll } from './span-batch.js';
 export type { SpanBatch } from './span-batch.js';

@@ -15,9 +15,3 @@ export interface SpanBatch<Body> {
   /** The request body of the spans added; nothing can be added after. */
   close(): Body;
 }
-
-/** The request body of `spans` written into `batch` one after the other. */
-export function encodeAll<Body>(batch: SpanBatch<Body>, spans: readonly ReadableSpan[]): Body {
-  for (const span of spans) batch.add(span);
-  return batch.close();
-}

@@ -6,7 +6,8 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { OtlpJsonTraceEncoder, OtlpTraceEncoder, encodeAll } from '../../src/otlp/index.js';
+import { OtlpJsonTraceEncoder, OtlpTraceEncoder } from '../../src/otlp/index.js';
+import { encodeAll } from './encode-all.js';
 import { decodeTraceRequest } from '../../src/otlp/index.js';
 import { tooltraceNumberTypes } from '../../src/sidecar/export/tooltrace-number-types.js';
 import { otlpProtoTypes } from './otlp-proto-schema.js';

@@ -9,7 +9,8 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { OtlpJsonTraceEncoder, OtlpTraceEncoder, encodeAll } from '../../src/otlp/index.js';
+import { OtlpJsonTraceEncoder, OtlpTraceEncoder } from '../../src/otlp/index.js';
+import { encodeAll } from './encode-all.js';
 import { decodeTraceRequest, type ReceivedSpan } from '../../src/otlp/index.js';
 
 /** Spans from two providers (two resources) and two tracers, covering every field written. */

@@ -6,7 +6,8 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { OtlpJsonTraceEncoder, OtlpTraceEncoder, encodeAll } from '../../src/otlp/index.js';
+import { OtlpJsonTraceEncoder, OtlpTraceEncoder } from '../../src/otlp/index.js';
+import { encodeAll } from './encode-all.js';
 import { RequestBuffers } from '../../src/otlp/request-buffers.js';
 
 function spans(count: number, prefix: string): ReadableSpan[] {

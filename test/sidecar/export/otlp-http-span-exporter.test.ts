@@ -12,7 +12,8 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OtlpHttpSpanExporter } from '../../../src/sidecar/export/index.js';
-import { OtlpTraceEncoder, encodeAll } from '../../../src/otlp/index.js';
+import { OtlpTraceEncoder } from '../../../src/otlp/index.js';
+import { encodeAll } from '../../otlp/encode-all.js';
 import {
   decodeTraceRequest,
   startOtlpReceiver,

@@ -1,5 +1,5 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { encodeAll } from '../../../src/otlp/index.js';
+import { encodeAll } from '../../otlp/encode-all.js';
 import type { BatchTransport, ExportOutcome } from '../../../src/sidecar/export/index.js';
 
 /**
