@@ -99,13 +99,11 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
   }
   const exportConfig = resolveExportConfig(
     {
-      ...(options.otlpEndpoint === undefined ? {} : { endpoint: options.otlpEndpoint }),
-      ...(options.otlpProtocol === undefined ? {} : { protocol: options.otlpProtocol }),
-      ...(options.otlpHeaders === undefined ? {} : { headers: options.otlpHeaders }),
-      ...(options.otlpCompression === undefined ? {} : { compression: options.otlpCompression }),
-      ...(options.maxRetryAfterMs === undefined
-        ? {}
-        : { maxRetryAfterMs: options.maxRetryAfterMs }),
+      endpoint: options.otlpEndpoint,
+      protocol: options.otlpProtocol,
+      headers: options.otlpHeaders,
+      compression: options.otlpCompression,
+      maxRetryAfterMs: options.maxRetryAfterMs,
     },
     env,
   );

@@ -119,15 +119,7 @@ export async function readViewFile(
     // A journal's replay ends every call it reads: it makes no snapshot.
     const journal = await readJournalSpans(
       probe.replay(chunks, (chunk) => chunk),
-      {
-        ...(options.traceBy === undefined ? {} : { traceBy: options.traceBy }),
-        ...(options.env === undefined ? {} : { env: options.env }),
-        held,
-        ...(options.onSpan === undefined ? {} : { onSpan: options.onSpan }),
-        ...(options.hold === undefined ? {} : { hold: options.hold }),
-        ...(options.onBadLine === undefined ? {} : { onBadLine: options.onBadLine }),
-        ...(options.progress === undefined ? {} : { progress: options.progress }),
-      },
+      { ...options, held },
     );
     return { ...journal, snapshots: 0 };
   } finally {
