@@ -1,8 +1,11 @@
 import { MeterProvider, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
-import { formatDuration, formatToolTable, type ToolTableRow } from '../view/index.js';
+import { formatDuration, formatToolTable } from '../view/index.js';
 import { CollectedMetricReader } from './collected-metric-reader.js';
 
-/** One row of the end screen's table. */
+const DURATION = 'gen_ai.execute_tool.duration';
+const FIRST_PARTIAL = 'tooltrace.tool.time_to_first_partial';
+
+/** One row of the end screen's table, as the histograms add up per tool. */
 interface ToolRow {
   calls: number;
   errors: number;
@@ -26,68 +29,43 @@ export class ToolTable {
   async render(): Promise<string> {
     const { resourceMetrics } = await this.#reader.collect();
     const rows = new Map<string, ToolRow>();
-    const row = (tool: string): ToolRow => {
-      let found = rows.get(tool);
-      if (found === undefined) {
-        found = {
-          calls: 0,
-          errors: 0,
-          buckets: [],
-          boundaries: [],
-          firstPartialSum: 0,
-          firstPartialCount: 0,
-        };
-        rows.set(tool, found);
-      }
-      return found;
-    };
-    for (const scope of resourceMetrics.scopeMetrics) {
-      for (const metric of scope.metrics) {
-        const name = metric.descriptor.name;
-        if (
-          name !== 'gen_ai.execute_tool.duration' &&
-          name !== 'tooltrace.tool.time_to_first_partial'
-        ) {
+    for (const metric of resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics)) {
+      const name = metric.descriptor.name;
+      if (name !== DURATION && name !== FIRST_PARTIAL) continue;
+      for (const { attributes, value } of (metric as HistogramMetricData).dataPoints) {
+        const tool = String(attributes['gen_ai.tool.name'] ?? '');
+        const row = rows.get(tool) ?? emptyRow();
+        rows.set(tool, row);
+        if (name === FIRST_PARTIAL) {
+          row.firstPartialSum += value.sum ?? 0;
+          row.firstPartialCount += value.count;
           continue;
         }
-        for (const point of (metric as HistogramMetricData).dataPoints) {
-          const tool = String(point.attributes['gen_ai.tool.name'] ?? '');
-          const entry = row(tool);
-          if (name === 'tooltrace.tool.time_to_first_partial') {
-            entry.firstPartialSum += point.value.sum ?? 0;
-            entry.firstPartialCount += point.value.count;
-            continue;
-          }
-          entry.calls += point.value.count;
-          // One rule with `tooltrace view`: an error is a failed call; a cancelled one (the
-          // caller stopped it) is not, though its error.type is `cancelled`.
-          const errorType = point.attributes['error.type'];
-          if (errorType !== undefined && errorType !== 'cancelled')
-            entry.errors += point.value.count;
-          entry.boundaries = point.value.buckets.boundaries;
-          point.value.buckets.counts.forEach((count, index) => {
-            entry.buckets[index] = (entry.buckets[index] ?? 0) + count;
-          });
-        }
+        row.calls += value.count;
+        // One rule with `tooltrace view`: an error is a failed call; a cancelled one (the
+        // caller stopped it) is not, though its error.type is `cancelled`.
+        const errorType = attributes['error.type'];
+        if (errorType !== undefined && errorType !== 'cancelled') row.errors += value.count;
+        row.boundaries = value.buckets.boundaries;
+        value.buckets.counts.forEach((count, index) => {
+          row.buckets[index] = (row.buckets[index] ?? 0) + count;
+        });
       }
     }
-    const table: ToolTableRow[] = [];
-    for (const [tool, entry] of rows) {
-      if (entry.calls === 0) continue;
-      table.push({
-        tool,
-        calls: entry.calls,
-        errors: entry.errors,
-        p95: upperBoundAt(entry, 0.95),
-        firstPartial:
-          entry.firstPartialCount === 0
-            ? '—'
-            : formatDuration(
-                BigInt(Math.round((entry.firstPartialSum / entry.firstPartialCount) * 1e9)),
-              ),
-      });
-    }
-    return formatToolTable(table);
+    return formatToolTable(
+      [...rows]
+        .filter(([, row]) => row.calls > 0)
+        .map(([tool, row]) => ({
+          tool,
+          calls: row.calls,
+          errors: row.errors,
+          p95: upperBoundAt(row, 0.95),
+          firstPartial:
+            row.firstPartialCount === 0
+              ? '—'
+              : seconds(row.firstPartialSum / row.firstPartialCount),
+        })),
+    );
   }
 
   shutdown(): Promise<void> {
@@ -99,17 +77,29 @@ export class ToolTable {
  * The upper bound of the bucket holding the `quantile` of the recorded values: all a histogram
  * can say (the p95 is at most this), shown as `≤ 1.28s`; `> 81.92s` past the last bound.
  */
-function upperBoundAt(entry: ToolRow, quantile: number): string {
-  const wanted = Math.ceil(entry.calls * quantile);
+function upperBoundAt(row: ToolRow, quantile: number): string {
+  const wanted = Math.ceil(row.calls * quantile);
   let seen = 0;
-  for (const [index, count] of entry.buckets.entries()) {
+  for (const [index, count] of row.buckets.entries()) {
     seen += count;
-    if (seen >= wanted) {
-      const bound = entry.boundaries[index];
-      return bound === undefined
-        ? `> ${formatDuration(BigInt(Math.round((entry.boundaries.at(-1) ?? 0) * 1e9)))}`
-        : formatDuration(BigInt(Math.round(bound * 1e9)));
-    }
+    if (seen < wanted) continue;
+    const bound = row.boundaries[index];
+    return bound === undefined ? `> ${seconds(row.boundaries.at(-1) ?? 0)}` : seconds(bound);
   }
   return '—';
+}
+
+function emptyRow(): ToolRow {
+  return {
+    calls: 0,
+    errors: 0,
+    buckets: [],
+    boundaries: [],
+    firstPartialSum: 0,
+    firstPartialCount: 0,
+  };
+}
+
+function seconds(value: number): string {
+  return formatDuration(BigInt(Math.round(value * 1e9)));
 }
