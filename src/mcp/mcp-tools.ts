@@ -2,15 +2,7 @@ import { context, diag, propagation } from '@opentelemetry/api';
 import type { ToolAttributeValue } from '../events/index.js';
 import type { ChannelTool } from '../streamtool/index.js';
 import { ToolChannel } from '../streamtool/index.js';
-import {
-  ATTR_GEN_AI_TOOL_DESCRIPTION,
-  ATTR_JSONRPC_REQUEST_ID,
-  ATTR_MCP_METHOD_NAME,
-  ATTR_MCP_PROTOCOL_VERSION,
-  ATTR_MCP_SESSION_ID,
-  ATTR_NETWORK_TRANSPORT,
-  METHOD_TOOLS_CALL,
-} from './mcp-attribute-names.js';
+import { ATTR_GEN_AI_TOOL_DESCRIPTION, ATTR_JSONRPC_REQUEST_ID } from './mcp-attribute-names.js';
 import {
   callToolOn,
   isLegacyClient,
@@ -31,7 +23,7 @@ import { onProgressReceived } from './received-progress.js';
 import { onRequestSent } from './sent-request-ids.js';
 import { callWithInputRounds, type McpInputHandler } from './mcp-input-call.js';
 import { followExtensionTask } from './mcp-task-extension-call.js';
-import { isStatelessVersion } from './protocol-version.js';
+import { mcpCallAttributes } from './protocol-version.js';
 
 /** Options for {@link mcpTools}. */
 export interface McpToolsOptions {
@@ -418,18 +410,12 @@ class McpTool implements McpChannelTool {
 
   /** The span attributes of one call, read as it starts (a session may begin after listing). */
   #attributes(): Record<string, ToolAttributeValue> {
-    const attributes: Record<string, ToolAttributeValue> = {
-      [ATTR_MCP_METHOD_NAME]: METHOD_TOOLS_CALL,
-    };
     const transport = this.#client.transport as { sessionId?: unknown } | undefined;
-    const network = this.#options.networkTransport ?? networkTransportOf(transport);
-    if (network !== undefined) attributes[ATTR_NETWORK_TRANSPORT] = network;
-    const version = this.#options.protocolVersion ?? protocolVersionOf(this.#client);
-    if (version !== undefined) attributes[ATTR_MCP_PROTOCOL_VERSION] = version;
-    // The OpenTelemetry MCP conventions: no session id on stateless (2026-07-28) traffic.
-    if (typeof transport?.sessionId === 'string' && !isStatelessVersion(version)) {
-      attributes[ATTR_MCP_SESSION_ID] = transport.sessionId;
-    }
+    const attributes = mcpCallAttributes(
+      this.#options.protocolVersion ?? protocolVersionOf(this.#client),
+      transport?.sessionId,
+      this.#options.networkTransport ?? networkTransportOf(transport),
+    );
     const description = this.definition.description;
     if (typeof description === 'string' && description !== '') {
       attributes[ATTR_GEN_AI_TOOL_DESCRIPTION] = description;

@@ -1,26 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { context, propagation } from '@opentelemetry/api';
 import { EventBus } from '../bus/index.js';
-import type { ToolAttributeValue, ToolCall } from '../events/index.js';
+import type { ToolCall } from '../events/index.js';
 import type { ChannelTool, ToolContext } from '../streamtool/index.js';
 import { bridge } from '../streamtool/index.js';
 import { runAsInvokeHandler } from '../streamtool/run-as-invoke-handler.js';
 import { messageOf, toolOutput } from '../streamtool/tool-output.js';
-import {
-  ATTR_JSONRPC_REQUEST_ID,
-  ATTR_MCP_METHOD_NAME,
-  ATTR_MCP_PROTOCOL_VERSION,
-  ATTR_MCP_SESSION_ID,
-  ATTR_NETWORK_TRANSPORT,
-  METHOD_TOOLS_CALL,
-} from './mcp-attribute-names.js';
+import { ATTR_JSONRPC_REQUEST_ID } from './mcp-attribute-names.js';
 import type { McpCallToolResult, McpRegisteredTool, McpToolServer } from './mcp-tool-server.js';
 import { networkTransportOf } from './network-transport.js';
 import { ProgressNotifier } from './progress-notifier.js';
 import { registerTaskTool } from './serve-mcp-task.js';
 import { servedRequestOf, type ServedRequest } from './served-request.js';
 import { StreamRelay, type McpServedTool, type ServedCall } from './served-tool.js';
-import { isStatelessVersion } from './protocol-version.js';
+import { mcpCallAttributes } from './protocol-version.js';
 import { directInputContext } from './served-direct-input.js';
 import {
   ServedInputCall,
@@ -319,7 +312,6 @@ function clientCapabilitiesOf(server: McpToolServer): Record<string, unknown> | 
     : undefined;
 }
 
-/** The protocol version the server negotiated, when it tells (2.x). */
 /**
  * What the SDK tells a served call about its request, with the protocol version the session
  * negotiated when the request itself does not carry one (2025-11-25 peers).
@@ -362,17 +354,8 @@ export function startCall(
 ): ServedCall {
   const name = served.tool.name;
   const requestId = String(request.requestId);
-  const attributes: Record<string, ToolAttributeValue> = {
-    [ATTR_MCP_METHOD_NAME]: METHOD_TOOLS_CALL,
-    [ATTR_JSONRPC_REQUEST_ID]: requestId,
-  };
-  const version = request.protocolVersion;
-  if (version !== undefined) attributes[ATTR_MCP_PROTOCOL_VERSION] = version;
-  // The OpenTelemetry MCP conventions: no session id on stateless (2026-07-28) traffic.
-  if (request.sessionId !== undefined && !isStatelessVersion(version)) {
-    attributes[ATTR_MCP_SESSION_ID] = request.sessionId;
-  }
-  if (network !== undefined) attributes[ATTR_NETWORK_TRANSPORT] = network;
+  const attributes = mcpCallAttributes(request.protocolVersion, request.sessionId, network);
+  attributes[ATTR_JSONRPC_REQUEST_ID] = requestId;
   const call: ToolCall = {
     id: `mcp_${requestId}_${randomBytes(4).toString('hex')}`,
     name,
