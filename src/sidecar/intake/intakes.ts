@@ -110,23 +110,16 @@ export class Intakes {
     try {
       for (const address of options.listen) {
         listeners.push(
+          // The limits, isFull, isReady, renderMetrics and metrics as the room was given them.
           await HttpIntake.start({
+            ...options,
             host: address.host,
             port: address.port,
             tokens,
             protectMetrics: !isLoopbackHost(address.host),
-            maxBodyBytes: options.maxBodyBytes,
-            maxConnections: options.maxConnections,
-            headersTimeoutMs: options.headersTimeoutMs,
-            bodyTimeoutMs: options.bodyTimeoutMs,
-            maxInflightBytes: options.maxInflightBytes,
             ingest: (body, client) =>
               options.pipeline.ingestBody(body, 'http', client, options.isFull),
-            isFull: options.isFull,
-            isReady: options.isReady,
-            renderMetrics: options.renderMetrics,
             refusals,
-            ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
           }),
         );
       }
