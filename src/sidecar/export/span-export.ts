@@ -91,21 +91,16 @@ export async function startSpanExport(options: SpanExportOptions): Promise<SpanE
       processor: new ReliableSpanProcessor(choice.transport, {
         maxQueueSpans: options.maxQueueSpans,
         maxRetryAfterMs: config.maxRetryAfterMs,
-        ...(options.onSpanStarted === undefined || index > 0
-          ? {}
-          : { onStart: options.onSpanStarted }),
-        ...(onEnd === undefined
-          ? {}
-          : {
-              onEnd: (span: ReadableSpan) => {
-                if (index === 0) {
-                  const receipt = onEnd(span);
-                  ending =
-                    receipt === undefined ? undefined : { receipt, remaining: chosen.length };
-                }
-                return ending;
-              },
-            }),
+        onStart: index === 0 ? options.onSpanStarted : undefined,
+        onEnd:
+          onEnd &&
+          ((span: ReadableSpan) => {
+            if (index === 0) {
+              const receipt = onEnd(span);
+              ending = receipt === undefined ? undefined : { receipt, remaining: chosen.length };
+            }
+            return ending;
+          }),
         onExported: (spans, latencyMs, rejected) => {
           if (exporting && choice === counted) metrics.exported(spans.length - rejected, latencyMs);
           done(spans);
