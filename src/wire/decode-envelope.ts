@@ -17,7 +17,7 @@ import { describeValue } from '../errors/index.js';
 import type { DroppedField } from './dropped-field.js';
 import { findJsonProblem, formatJsonPath } from './find-json-problem.js';
 import { parseRfc3339Nano } from './rfc3339.js';
-import { normalizePayload } from './payload-fields.js';
+import { isCount, normalizePayload } from './payload-fields.js';
 import { isValidTraceparent } from './traceparent.js';
 import { isWellFormed } from './well-formed.js';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LINE_BYTES } from './wire-limits.js';
@@ -99,14 +99,14 @@ export function decodeEnvelope(line: string | Uint8Array, options?: DecodeOption
       line.length > maxLineBytes ||
       (line.length * 3 > maxLineBytes && Buffer.byteLength(line) > maxLineBytes)
     ) {
-      return tooLarge(Buffer.byteLength(line), maxLineBytes);
+      return lineTooLarge(Buffer.byteLength(line), maxLineBytes);
     }
     if (!isWellFormed(line)) {
       return rejectLine('lone_surrogate', 'the line has an unpaired UTF-16 surrogate');
     }
     text = line.charCodeAt(0) === BYTE_ORDER_MARK ? line.slice(1) : line;
   } else if (line instanceof Uint8Array) {
-    if (line.byteLength > maxLineBytes) return tooLarge(line.byteLength, maxLineBytes);
+    if (line.byteLength > maxLineBytes) return lineTooLarge(line.byteLength, maxLineBytes);
     try {
       text = utf8.decode(line);
     } catch {
@@ -239,10 +239,6 @@ function isAbsent(value: unknown): value is undefined | null {
   return value === undefined || value === null;
 }
 
-function isCount(value: unknown): value is number {
-  return Number.isSafeInteger(value) && (value as number) >= 0;
-}
-
 function envelopeField(field: string, expected: string, value: unknown): DroppedField {
   return { field, message: `${field} must be ${expected}, got ${describeValue(value)}` };
 }
@@ -255,7 +251,8 @@ function wrongType(field: string, expected: string, value: unknown): DecodeFailu
   return rejectLine('wrong_type', `${field} must be ${expected}, got ${describeValue(value)}`);
 }
 
-function tooLarge(byteLength: number, maxLineBytes: number): DecodeFailure {
+/** What is wrong with a line longer than the limit (the sidecar's splitter says it in these words). */
+export function lineTooLarge(byteLength: number, maxLineBytes: number): DecodeFailure {
   return rejectLine(
     'too_large',
     `the line is ${byteLength} bytes, over the limit of ${maxLineBytes} bytes`,

@@ -1,4 +1,4 @@
-export { decodeEnvelope } from './decode-envelope.js';
+export { decodeEnvelope, lineTooLarge } from './decode-envelope.js';
 export type { DecodeOptions } from './decode-envelope.js';
 export type { DecodeFailure, DecodeResult, DecodeSuccess } from './decode-result.js';
 export type { DroppedField } from './dropped-field.js';

@@ -457,6 +457,7 @@ function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function isCount(value: unknown): value is number {
+/** Whether `value` is a non-negative safe integer (a count, a sequence, a depth). */
+export function isCount(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0;
 }

@@ -11,6 +11,7 @@ import {
 } from '../../events/index.js';
 import {
   decodeEnvelope,
+  lineTooLarge,
   LineSplitter,
   parseTraceparent,
   type DecodeFailure,
@@ -310,7 +311,7 @@ export class EventPipeline {
         lineNumber += 1;
         if (hooks.skip?.() === true) return;
         tracker?.lineDone(lineStart, endOffset);
-        done(tooLarge(length, this.#maxLineBytes), endOffset);
+        done(lineTooLarge(length, this.#maxLineBytes), endOffset);
       },
     });
   }
@@ -509,15 +510,6 @@ function scopeEventIds(init: EventInit, client: string, hasEventId: boolean): vo
   if (causation.parentId !== undefined && causation.parentId !== '') {
     causation.parentId = scopedEventId(client, causation.parentId);
   }
-}
-
-/** What is wrong with a line longer than the limit, in the decoder's words. */
-function tooLarge(length: number, maxLineBytes: number): DecodeFailure {
-  return {
-    ok: false,
-    reason: 'too_large',
-    message: `the line is ${length} bytes, over the limit of ${maxLineBytes} bytes`,
-  };
 }
 
 /** Whether a line holds nothing but ASCII white space (as a journal's trailing lines may). */
