@@ -110,14 +110,7 @@ export async function runTaskCall(
       );
     }
     channel.annotate({ [ATTR_MCP_TASK_POLLS]: polls });
-    if (task.status === 'cancelled') {
-      return channel.fail(
-        new ToolStreamError(
-          boundedMessage(task.statusMessage) ?? `MCP task ${taskId} was cancelled by the server`,
-        ),
-        { errorType: ERROR_TYPE_TASK_CANCELLED },
-      );
-    }
+    if (task.status === 'cancelled') return failTask(channel, task);
     let result: unknown;
     try {
       // For completed and input_required tasks the result; for a failed one what it failed with.
@@ -131,12 +124,7 @@ export async function runTaskCall(
       task.status === 'failed' &&
       (result as { isError?: unknown } | undefined)?.isError !== true
     ) {
-      return channel.fail(
-        new ToolStreamError(boundedMessage(task.statusMessage) ?? `MCP task ${taskId} failed`),
-        {
-          errorType: ERROR_TYPE_TASK_FAILED,
-        },
-      );
+      return failTask(channel, task);
     }
     if (task.status === 'input_required') {
       // tasks/result waited for the end; read the status it ended with.
@@ -244,6 +232,24 @@ export class StatusTrail {
       // A full channel drops the status event; the status is still on the span.
     }
   }
+}
+
+/**
+ * Ends a call whose task the server ended `cancelled` or `failed`, in its words (`message`, by
+ * default the status message) when it gave any.
+ */
+export function failTask(
+  channel: ToolChannel,
+  task: McpTask,
+  message = task.statusMessage,
+  attributes: Record<string, string> = {},
+): Promise<void> {
+  const cancelled = task.status === 'cancelled';
+  const fallback = `MCP task ${task.taskId} ${cancelled ? 'was cancelled by the server' : 'failed'}`;
+  return channel.fail(new ToolStreamError(boundedMessage(message) ?? fallback), {
+    errorType: cancelled ? ERROR_TYPE_TASK_CANCELLED : ERROR_TYPE_TASK_FAILED,
+    attributes,
+  });
 }
 
 /**

@@ -5,7 +5,6 @@ import {
   ATTR_MCP_TASK_ID,
   ATTR_MCP_TASK_POLLS,
   ATTR_RPC_RESPONSE_STATUS_CODE,
-  ERROR_TYPE_TASK_CANCELLED,
   ERROR_TYPE_TASK_FAILED,
 } from './mcp-attribute-names.js';
 import { settleCall } from './mcp-call-outcome.js';
@@ -13,13 +12,13 @@ import { cancelTask, requestOn, type McpClient, type McpTask } from './mcp-clien
 import { answerQuestions, questionsOf, type InputRoundOptions } from './mcp-input-call.js';
 import {
   failPastDeadline,
+  failTask,
   pollDelay,
   StatusTrail,
   TaskBound,
   untilAborted,
   type TaskCallOptions,
 } from './mcp-task-call.js';
-import { boundedMessage } from './progress-relay.js';
 import type { CreatedTask } from './received-task-results.js';
 
 /**
@@ -166,26 +165,15 @@ function settleTask(channel: ToolChannel, toolName: string, task: TaskView): Pro
     }
     return settleCall(channel, toolName, task.result);
   }
-  if (task.status === 'cancelled') {
-    return channel.fail(
-      new ToolStreamError(
-        boundedMessage(task.statusMessage) ?? `MCP task ${task.taskId} was cancelled by the server`,
-      ),
-      { errorType: ERROR_TYPE_TASK_CANCELLED },
-    );
-  }
+  if (task.status === 'cancelled') return failTask(channel, task);
   const message = typeof task.error?.message === 'string' ? task.error.message : undefined;
   const code = task.error?.code;
-  return channel.fail(
-    new ToolStreamError(
-      boundedMessage(message ?? task.statusMessage) ?? `MCP task ${task.taskId} failed`,
-    ),
-    {
-      errorType: ERROR_TYPE_TASK_FAILED,
-      attributes:
-        typeof code === 'number' && Number.isSafeInteger(code)
-          ? { [ATTR_RPC_RESPONSE_STATUS_CODE]: String(code) }
-          : {},
-    },
+  return failTask(
+    channel,
+    task,
+    message ?? task.statusMessage,
+    typeof code === 'number' && Number.isSafeInteger(code)
+      ? { [ATTR_RPC_RESPONSE_STATUS_CODE]: String(code) }
+      : {},
   );
 }
