@@ -11,6 +11,49 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 const MAX_DROPPED_FIELD_SERIES = 200;
 const OTHER = '(other)';
 
+/**
+ * The help text of each family `GET /metrics` shows, by its Prometheus name: a name ending in
+ * `_total` is a counter, any other a gauge.
+ */
+const HELP: Readonly<Record<string, string>> = {
+  tooltrace_events_received_total: 'Event lines accepted, by source.',
+  tooltrace_events_rejected_total: 'Event lines rejected, by reason.',
+  tooltrace_fields_dropped_total:
+    'Fields of the wrong type left out of accepted event lines, by event type and field.',
+  tooltrace_ids_reused_total:
+    'Event ids and tool call ids (per session) used again, by kind and client or source.',
+  tooltrace_http_refused_total: 'HTTP requests refused, by status.',
+  tooltrace_http_connections: 'HTTP connections open.',
+  tooltrace_http_inflight_bytes: 'Request body bytes held right now.',
+  tooltrace_http_connections_dropped_total:
+    'HTTP connections closed to make room (evicted) or refused with all busy (turned_away).',
+  tooltrace_spans_exported_total: 'Spans the OTLP endpoint accepted.',
+  tooltrace_span_exports_failed_total: 'Failed export attempts (retried).',
+  tooltrace_spans_export_retried_total: 'Spans in failed attempts.',
+  tooltrace_spans_dropped_total: 'Spans the endpoint refused for good, by status; should stay 0.',
+  tooltrace_spans_rejected_total:
+    'Spans the endpoint accepted but rejected (partial_success); should stay 0.',
+  tooltrace_open_spans: 'Tool calls started and not yet ended.',
+  tooltrace_export_queue_depth: 'Ended spans waiting for export.',
+  tooltrace_checkpoint_pinned_calls: 'Calls holding the checkpoint back.',
+};
+
+/** The families that also go out over OTLP, as instruments: their name and unit. */
+const OVER_OTLP: Readonly<Record<string, readonly [name: string, unit: string]>> = {
+  tooltrace_events_received_total: ['tooltrace.sidecar.events.received', '{event}'],
+  tooltrace_events_rejected_total: ['tooltrace.sidecar.events.rejected', '{event}'],
+  tooltrace_fields_dropped_total: ['tooltrace.sidecar.fields.dropped', '{field}'],
+  tooltrace_spans_exported_total: ['tooltrace.sidecar.spans.exported', '{span}'],
+  tooltrace_span_exports_failed_total: ['tooltrace.sidecar.exports.failed', '{request}'],
+  tooltrace_spans_dropped_total: ['tooltrace.sidecar.spans.dropped', '{span}'],
+  tooltrace_spans_rejected_total: ['tooltrace.sidecar.spans.rejected', '{span}'],
+  tooltrace_export_queue_depth: ['tooltrace.sidecar.export.queue.depth', '{span}'],
+  tooltrace_open_spans: ['tooltrace.sidecar.spans.open', '{span}'],
+};
+
+/** A family's series: each its labels and value. */
+type Series = [labels: Record<string, string>, value: number][];
+
 /** Values read at scrape time rather than counted. */
 export interface SidecarGauges {
   openSpans: () => number;
@@ -168,160 +211,99 @@ export class SidecarMetrics {
     };
   }
 
+  /** Every family's series, in the order `GET /metrics` shows them (see {@link HELP}). */
+  #series(): Record<string, Series> {
+    const one = (value: number): Series => [[{}, value]];
+    return {
+      tooltrace_events_received_total: labelled(this.#received, 'source'),
+      tooltrace_events_rejected_total: labelled(this.#rejected, 'reason'),
+      tooltrace_fields_dropped_total: labelled(this.#fieldsDropped, 'event_type', 'field'),
+      tooltrace_ids_reused_total: labelled(this.#reused, 'kind', 'client'),
+      tooltrace_http_refused_total: labelled(
+        [...this.#httpRefused].sort(([left], [right]) => left - right),
+        'status',
+      ),
+      tooltrace_http_connections: one(this.#httpConnections),
+      tooltrace_http_inflight_bytes: one(this.#httpInflightBytes),
+      tooltrace_http_connections_dropped_total: labelled(
+        Object.entries(this.#httpDropped),
+        'reason',
+      ),
+      tooltrace_spans_exported_total: one(this.#spansExported),
+      tooltrace_span_exports_failed_total: one(this.#exportFailures),
+      tooltrace_spans_export_retried_total: one(this.#spansInFailedExports),
+      tooltrace_spans_dropped_total: labelled(this.#spansDropped, 'status'),
+      tooltrace_spans_rejected_total: one(this.#spansRejected),
+      tooltrace_open_spans: one(this.#gauges?.openSpans() ?? 0),
+      tooltrace_export_queue_depth: one(this.#gauges?.queueDepth() ?? 0),
+      tooltrace_checkpoint_pinned_calls: one(this.#gauges?.pinnedCalls() ?? 0),
+    };
+  }
+
   /**
    * Registers the sidecar's own health as OpenTelemetry instruments on `meter`, read at each
-   * collection: the same counters as {@link SidecarMetrics.render}, so they go out over OTLP
-   * beside the tool-call metrics. `tooltrace.sidecar.spans.dropped` and `.rejected` must stay 0.
+   * collection: the same counters as {@link SidecarMetrics.render} (those in {@link OVER_OTLP}),
+   * so they go out over OTLP beside the tool-call metrics. `tooltrace.sidecar.spans.dropped` and
+   * `.rejected` must stay 0.
    */
   observe(meter: Meter): void {
-    const counter = (name: string, unit: string, description: string) =>
-      meter.createObservableCounter(name, { unit, description });
-    const received = counter(
-      'tooltrace.sidecar.events.received',
-      '{event}',
-      'Event lines accepted, by source.',
-    );
-    const rejected = counter(
-      'tooltrace.sidecar.events.rejected',
-      '{event}',
-      'Event lines rejected, by reason.',
-    );
-    const fieldsDropped = counter(
-      'tooltrace.sidecar.fields.dropped',
-      '{field}',
-      'Fields of the wrong type left out of accepted event lines, by event type and field.',
-    );
-    const exported = counter(
-      'tooltrace.sidecar.spans.exported',
-      '{span}',
-      'Spans the OTLP endpoint accepted.',
-    );
-    const failed = counter(
-      'tooltrace.sidecar.exports.failed',
-      '{request}',
-      'Failed export attempts (retried).',
-    );
-    const dropped = counter(
-      'tooltrace.sidecar.spans.dropped',
-      '{span}',
-      'Spans the endpoint refused for good, by status; should stay 0.',
-    );
-    const rejectedSpans = counter(
-      'tooltrace.sidecar.spans.rejected',
-      '{span}',
-      'Spans the endpoint accepted but rejected (partial_success); should stay 0.',
-    );
-    const queue = meter.createObservableGauge('tooltrace.sidecar.export.queue.depth', {
-      unit: '{span}',
-      description: 'Ended spans waiting for export.',
-    });
-    const open = meter.createObservableGauge('tooltrace.sidecar.spans.open', {
-      unit: '{span}',
-      description: 'Tool calls started and not yet ended.',
+    const instruments = Object.entries(OVER_OTLP).map(([family, [name, unit]]) => {
+      const options = { unit, description: HELP[family] };
+      const counter = family.endsWith('_total');
+      return {
+        family,
+        instrument: counter
+          ? meter.createObservableCounter(name, options)
+          : meter.createObservableGauge(name, options),
+      };
     });
     meter.addBatchObservableCallback(
       (result) => {
-        for (const [source, count] of this.#received) result.observe(received, count, { source });
-        for (const [reason, count] of this.#rejected) result.observe(rejected, count, { reason });
-        for (const [key, count] of this.#fieldsDropped) {
-          const [type, field] = key.split('\u0000') as [string, string];
-          result.observe(fieldsDropped, count, { event_type: type, field });
+        const series = this.#series();
+        for (const { family, instrument } of instruments) {
+          for (const [labels, value] of series[family]!) result.observe(instrument, value, labels);
         }
-        result.observe(exported, this.#spansExported);
-        result.observe(failed, this.#exportFailures);
-        for (const [status, count] of this.#spansDropped) {
-          result.observe(dropped, count, { status });
-        }
-        result.observe(rejectedSpans, this.#spansRejected);
-        result.observe(queue, this.#gauges?.queueDepth() ?? 0);
-        result.observe(open, this.#gauges?.openSpans() ?? 0);
       },
-      [received, rejected, fieldsDropped, exported, failed, dropped, rejectedSpans, queue, open],
+      instruments.map(({ instrument }) => instrument),
     );
   }
 
   /** The metrics in the Prometheus text exposition format. */
   render(): string {
     const lines: string[] = [];
-    const family = (name: string, type: string, help: string): void => {
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    };
-    family('tooltrace_events_received_total', 'counter', 'Event lines accepted, by source.');
-    for (const [source, count] of this.#received) {
-      lines.push(`tooltrace_events_received_total{source="${label(source)}"} ${count}`);
+    for (const [name, series] of Object.entries(this.#series())) {
+      const type = name.endsWith('_total') ? 'counter' : 'gauge';
+      lines.push(`# HELP ${name} ${HELP[name]}`, `# TYPE ${name} ${type}`);
+      for (const [labels, value] of series) {
+        const text = Object.entries(labels).map(([key, item]) => `${key}="${label(item)}"`);
+        lines.push(`${name}${text.length === 0 ? '' : `{${text.join(',')}}`} ${value}`);
+      }
     }
-    family('tooltrace_events_rejected_total', 'counter', 'Event lines rejected, by reason.');
-    for (const [reason, count] of this.#rejected) {
-      lines.push(`tooltrace_events_rejected_total{reason="${label(reason)}"} ${count}`);
-    }
-    family(
-      'tooltrace_fields_dropped_total',
-      'counter',
-      'Fields of the wrong type left out of accepted event lines, by event type and field.',
-    );
-    for (const [key, count] of this.#fieldsDropped) {
-      const [type, field] = key.split('\u0000') as [string, string];
-      lines.push(
-        `tooltrace_fields_dropped_total{event_type="${label(type)}",field="${label(field)}"} ${count}`,
-      );
-    }
-    family(
-      'tooltrace_ids_reused_total',
-      'counter',
-      'Event ids and tool call ids (per session) used again, by kind and client or source.',
-    );
-    for (const [key, count] of this.#reused) {
-      const [kind, client] = key.split('\u0000') as [string, string];
-      lines.push(
-        `tooltrace_ids_reused_total{kind="${label(kind)}",client="${label(client)}"} ${count}`,
-      );
-    }
-    family('tooltrace_http_refused_total', 'counter', 'HTTP requests refused, by status.');
-    for (const [status, count] of [...this.#httpRefused].sort(([left], [right]) => left - right)) {
-      lines.push(`tooltrace_http_refused_total{status="${status}"} ${count}`);
-    }
-    family('tooltrace_http_connections', 'gauge', 'HTTP connections open.');
-    lines.push(`tooltrace_http_connections ${this.#httpConnections}`);
-    family('tooltrace_http_inflight_bytes', 'gauge', 'Request body bytes held right now.');
-    lines.push(`tooltrace_http_inflight_bytes ${this.#httpInflightBytes}`);
-    family(
-      'tooltrace_http_connections_dropped_total',
-      'counter',
-      'HTTP connections closed to make room (evicted) or refused with all busy (turned_away).',
-    );
-    for (const [reason, count] of Object.entries(this.#httpDropped)) {
-      lines.push(`tooltrace_http_connections_dropped_total{reason="${reason}"} ${count}`);
-    }
-    family('tooltrace_spans_exported_total', 'counter', 'Spans the OTLP endpoint accepted.');
-    lines.push(`tooltrace_spans_exported_total ${this.#spansExported}`);
-    family('tooltrace_span_exports_failed_total', 'counter', 'Failed export attempts (retried).');
-    lines.push(`tooltrace_span_exports_failed_total ${this.#exportFailures}`);
-    family('tooltrace_spans_export_retried_total', 'counter', 'Spans in failed attempts.');
-    lines.push(`tooltrace_spans_export_retried_total ${this.#spansInFailedExports}`);
-    family('tooltrace_spans_dropped_total', 'counter', 'Spans refused for good, by status.');
-    for (const [status, count] of this.#spansDropped) {
-      lines.push(`tooltrace_spans_dropped_total{status="${label(status)}"} ${count}`);
-    }
-    family('tooltrace_spans_rejected_total', 'counter', 'Spans rejected in a partial success.');
-    lines.push(`tooltrace_spans_rejected_total ${this.#spansRejected}`);
-    const gauges = this.#gauges;
-    family('tooltrace_open_spans', 'gauge', 'Tool calls started and not yet ended.');
-    lines.push(`tooltrace_open_spans ${gauges?.openSpans() ?? 0}`);
-    family('tooltrace_export_queue_depth', 'gauge', 'Ended spans waiting for export.');
-    lines.push(`tooltrace_export_queue_depth ${gauges?.queueDepth() ?? 0}`);
-    family('tooltrace_checkpoint_pinned_calls', 'gauge', 'Calls holding the checkpoint back.');
-    lines.push(`tooltrace_checkpoint_pinned_calls ${gauges?.pinnedCalls() ?? 0}`);
-    family('tooltrace_export_duration_seconds', 'histogram', 'OTLP export request latency.');
+    const histogram = 'tooltrace_export_duration_seconds';
+    lines.push(`# HELP ${histogram} OTLP export request latency.`, `# TYPE ${histogram} histogram`);
     LATENCY_BUCKETS.forEach((bound, index) => {
-      lines.push(
-        `tooltrace_export_duration_seconds_bucket{le="${bound}"} ${this.#latencyBuckets[index]}`,
-      );
+      lines.push(`${histogram}_bucket{le="${bound}"} ${this.#latencyBuckets[index]}`);
     });
-    lines.push(`tooltrace_export_duration_seconds_bucket{le="+Inf"} ${this.#latencyCount}`);
-    lines.push(`tooltrace_export_duration_seconds_sum ${this.#latencySum}`);
-    lines.push(`tooltrace_export_duration_seconds_count ${this.#latencyCount}`);
+    lines.push(`${histogram}_bucket{le="+Inf"} ${this.#latencyCount}`);
+    lines.push(`${histogram}_sum ${this.#latencySum}`, `${histogram}_count ${this.#latencyCount}`);
     return `${lines.join('\n')}\n`;
   }
+}
+
+/**
+ * A series per key of `counts`, under the label `name`; with a `second` label, each key is two
+ * values joined by NUL (the event type and field, the kind and client).
+ */
+function labelled(
+  counts: Iterable<readonly [string | number, number]>,
+  name: string,
+  second?: string,
+): Series {
+  return [...counts].map(([key, count]) => {
+    if (second === undefined) return [{ [name]: String(key) }, count];
+    const [first, other] = String(key).split('\u0000') as [string, string];
+    return [{ [name]: first, [second]: other }, count];
+  });
 }
 
 function label(value: string): string {
