@@ -1,35 +1,29 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import type { TraceBy } from '../otel/index.js';
 import { decodeTraceRequest, type ReceivedSpan } from '../otlp/index.js';
 import { decodeEnvelope, LineSplitter, type DecodeFailure } from '../wire/index.js';
-import { DrawnSpans, type SpansLeftOut } from './drawn-spans.js';
+import { DrawnSpans } from './drawn-spans.js';
 import { InFlightSnapshots } from './in-flight-snapshots.js';
-import { readJournalSpans, type ReadProgress } from './read-journal-spans.js';
+import {
+  readJournalSpans,
+  type JournalSpans,
+  type ReadJournalOptions,
+} from './read-journal-spans.js';
 
-/** Options for {@link readViewFile}: where each span goes, and how a journal is replayed. */
-export interface ReadViewFileOptions {
+/**
+ * Options for {@link readViewFile}: where each span goes, and how a journal is replayed (an OTLP
+ * file's spans go to the same `held`, `onSpan`, `hold`, `onBadLine` and `progress`).
+ */
+export interface ReadViewFileOptions extends ReadJournalOptions {
+  /** The file's size in bytes. */
   size: number;
-  traceBy?: TraceBy;
-  env?: NodeJS.ProcessEnv;
-  /** Where the spans are held for drawing. @default a new DrawnSpans with its default limits */
-  held?: DrawnSpans;
-  /** Every span read, held or not. */
-  onSpan?: (span: ReceivedSpan) => void;
-  /** Which spans are held for drawing. @default every span */
-  hold?: (span: ReceivedSpan) => boolean;
-  onBadLine?: (lineNumber: number, failure: DecodeFailure) => void;
-  progress?: ReadProgress;
 }
 
-/** What {@link readViewFile} read: the spans held, and for a journal its counts. */
-export interface ViewFile {
-  spans: readonly ReceivedSpan[];
-  leftOut: SpansLeftOut;
-  /** Lines replayed as events (a journal) or spans read (OTLP). */
-  events: number;
-  badLines: number;
-  fieldsDropped: Record<string, number>;
+/**
+ * What {@link readViewFile} read: the spans held, and its counts (`events` are spans read for an
+ * OTLP file).
+ */
+export interface ViewFile extends JournalSpans {
   /** In-flight snapshots read (an OTLP file); only those of calls that never ended are held. */
   snapshots: number;
 }
