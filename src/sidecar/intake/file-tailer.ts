@@ -24,27 +24,21 @@ export interface TailStart {
   fingerprint?: FileFingerprint;
 }
 
+/** How often to look for new data, rotation and truncation once at the end of the file. */
+const POLL_INTERVAL_MS = 250;
+/** Bytes read per call. */
+const CHUNK_BYTES = 1024 * 1024;
+/**
+ * How long a file renamed away (rename-and-create rotation) is still read after the path names
+ * a new one: the writer may not have reopened yet.
+ */
+const ROTATE_WAIT_MS = 5000;
+
 /** Options for {@link FileTailer}. */
 export interface FileTailerOptions {
   path: string;
   /** Where to resume: used only when the file is still the one the checkpoint describes. */
   start?: TailStart;
-  /**
-   * How often to look for new data, rotation and truncation once at the end of the file.
-   * @default 250
-   */
-  pollIntervalMs?: number;
-  /**
-   * Bytes read per call.
-   * @default 1048576
-   */
-  chunkBytes?: number;
-  /**
-   * How long a file renamed away (rename-and-create rotation) is still read after the path
-   * names a new one: the writer may not have reopened yet.
-   * @default 5000
-   */
-  rotateWaitMs?: number;
   /**
    * Called before any data of a newly opened file (or of a truncated one read again), with the
    * offset reading starts at: every later chunk continues from there.
@@ -52,7 +46,7 @@ export interface FileTailerOptions {
   onOpen: (reason: TailOpenReason, inode: number, offset: number) => void;
   /** Receives each chunk read, in file order from the last `onOpen` offset. */
   onData: (chunk: Buffer) => void;
-  /** Data written to the previous file after rotation was noticed (during `rotateWaitMs`). */
+  /** Data written to the previous file after rotation was noticed (for {@link ROTATE_WAIT_MS}). */
   onRotatedData: (chunk: Buffer) => void;
   /** The previous file was read to its end and closed. */
   onRotatedEnd: () => void;
@@ -77,17 +71,14 @@ interface RotatedFile {
 /**
  * Follows a file like `tail -F`: reads what is there, then polls for more. When the path names a
  * new file (rotation) it reads the new one from the beginning and keeps reading the old one for
- * `rotateWaitMs`; when the file shrinks or its first bytes change (truncation, checked before
- * every chunk is handed on, so a file truncated and regrown within one poll is caught) it starts
- * again from 0; when the file is missing it waits for it; a read error is reported and retried.
+ * a while ({@link ROTATE_WAIT_MS}); when the file shrinks or its first bytes change (truncation,
+ * checked before every chunk is handed on, so a file truncated and regrown within one poll is
+ * caught) it starts again from 0; when the file is missing it waits for it; a read error is reported and retried.
  * Polling rather than `fs.watch` because watch events are lost on some file systems and across
  * rotation, and a poll at the end of the file costs one `stat` and one 1 KiB read.
  */
 export class FileTailer {
   readonly #options: FileTailerOptions;
-  readonly #pollIntervalMs: number;
-  readonly #chunkBytes: number;
-  readonly #rotateWaitMs: number;
   #handle: FileHandle | undefined;
   #rotated: RotatedFile | undefined;
   #inode = -1;
@@ -104,9 +95,6 @@ export class FileTailer {
 
   constructor(options: FileTailerOptions) {
     this.#options = options;
-    this.#pollIntervalMs = options.pollIntervalMs ?? 250;
-    this.#chunkBytes = options.chunkBytes ?? 1024 * 1024;
-    this.#rotateWaitMs = options.rotateWaitMs ?? 5000;
   }
 
   /** Offset of the next byte to read. */
@@ -161,7 +149,7 @@ export class FileTailer {
     if (this.#options.isPaused()) return false;
     if (this.#rotated !== undefined && (await this.#readRotated(this.#rotated))) return true;
     // A fresh buffer per read: lines handed out are views of it and may outlive the next read.
-    const buffer = Buffer.allocUnsafe(this.#chunkBytes);
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     const { bytesRead } = await this.#handle.read(buffer, 0, buffer.length, this.#position);
     if (this.#stopped) return false;
     if (bytesRead === 0) return this.#checkReplaced();
@@ -245,7 +233,7 @@ export class FileTailer {
       this.#rotated = {
         handle: this.#handle!,
         position: this.#position,
-        until: Date.now() + this.#rotateWaitMs,
+        until: Date.now() + ROTATE_WAIT_MS,
       };
       this.#handle = undefined;
       return this.#openFile();
@@ -265,7 +253,7 @@ export class FileTailer {
   }
 
   async #readRotatedChunk(rotated: RotatedFile): Promise<boolean> {
-    const buffer = Buffer.allocUnsafe(this.#chunkBytes);
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     const { bytesRead } = await rotated.handle.read(buffer, 0, buffer.length, rotated.position);
     if (bytesRead === 0) return false;
     rotated.position += bytesRead;
@@ -325,7 +313,7 @@ export class FileTailer {
         resolve();
       };
       // Not unref'd: following the file is what keeps a `--file` sidecar running.
-      this.#timer = setTimeout(this.#wake, this.#pollIntervalMs);
+      this.#timer = setTimeout(this.#wake, POLL_INTERVAL_MS);
     });
   }
 }

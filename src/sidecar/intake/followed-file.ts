@@ -16,10 +16,6 @@ export interface FollowedFileOptions {
   resetCheckpoint?: boolean;
   /** @default 1000 */
   checkpointIntervalMs?: number;
-  /** @default 250 */
-  pollIntervalMs?: number;
-  /** How long a renamed-away file is still read. @default 5000 */
-  rotateWaitMs?: number;
   /** While true, reading waits. */
   isPaused: () => boolean;
   /** Events the tracer holds for a missing invoke: while any, the checkpoint does not advance. */
@@ -59,9 +55,7 @@ export class FollowedFile {
     this.#readBefore = readBefore;
     this.#tailer = new FileTailer({
       path: options.path,
-      ...(start === undefined ? {} : { start }),
-      ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
-      ...(options.rotateWaitMs === undefined ? {} : { rotateWaitMs: options.rotateWaitMs }),
+      start,
       onOpen: (reason, inode, offset) => this.#opened(reason, inode, offset),
       onData: (chunk) => this.#source?.push(chunk),
       onRotatedData: (chunk) => this.#rotatedSource?.push(chunk),
