@@ -20,11 +20,6 @@ export interface LiveDisplayOptions {
   live: boolean;
   /** Colour the output; off, nothing but plain text is written. */
   color: boolean;
-  /**
-   * How often live lines are redrawn.
-   * @default 80
-   */
-  refreshMs?: number;
 }
 
 type CallState = 'running' | 'ok' | 'failed' | 'cancelled';
@@ -44,6 +39,8 @@ interface CallView {
 }
 
 const BAR_WIDTH = 20;
+/** How often live lines are redrawn. */
+const REFRESH_MS = 80;
 const PREVIEW = 48;
 
 /**
@@ -76,7 +73,7 @@ export class LiveDisplay {
     on<ToolStreamPartial>(TOOL_STREAM_PARTIAL, (event) => this.#partial(event));
     on<ToolResult>(TOOL_RESULT, (event) => this.#result(event));
     if (this.#update !== undefined) {
-      this.#timer = setInterval(() => this.#redraw(), options.refreshMs ?? 80);
+      this.#timer = setInterval(() => this.#redraw(), REFRESH_MS);
       this.#timer.unref();
     }
   }

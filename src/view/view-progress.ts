@@ -14,8 +14,6 @@ export interface ViewProgressOptions {
    * @default 1000
    */
   delayMs?: number;
-  /** @default 250 */
-  refreshMs?: number;
 }
 
 /**
@@ -34,7 +32,7 @@ export class ViewProgress {
     if ((options.stream as { isTTY?: boolean }).isTTY !== true) return;
     this.#timer = setTimeout(() => {
       this.#draw();
-      this.#timer = setInterval(() => this.#draw(), options.refreshMs ?? 250);
+      this.#timer = setInterval(() => this.#draw(), 250);
       this.#timer.unref();
     }, options.delayMs ?? 1000);
     this.#timer.unref();

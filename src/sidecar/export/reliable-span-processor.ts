@@ -4,6 +4,14 @@ import type { BatchTransport, ExportOutcome } from './export-outcome.js';
 import type { SpanBatch } from '../../otlp/index.js';
 import { RetryBackoff } from '../../wire/index.js';
 
+/**
+ * Encoded bytes at which a batch is sent even with fewer than `batchSize` spans, so that a few
+ * large spans (long names, big attributes) do not make a request the collector refuses as too
+ * large (413), which would lose every span in it: a request stays within this plus one span. It
+ * keeps requests under the 4 MiB a gRPC server takes by default unless one span is over 1 MiB.
+ */
+const MAX_BATCH_BYTES = 3 * 1024 * 1024;
+
 /** Options for {@link ReliableSpanProcessor}. */
 export interface ReliableSpanProcessorOptions {
   /**
@@ -11,15 +19,6 @@ export interface ReliableSpanProcessorOptions {
    * @default 512
    */
   batchSize?: number;
-  /**
-   * Encoded bytes at which a batch is sent even with fewer than `batchSize` spans, so that a few
-   * large spans (long names, big attributes) do not make a request the collector refuses as too
-   * large (413), which would lose every span in it: a request stays within this plus one span.
-   * The default keeps requests under the 4 MiB a gRPC server takes by default unless one span is
-   * over 1 MiB.
-   * @default 3145728 (3 MiB)
-   */
-  maxBatchBytes?: number;
   /**
    * How long an ended span may wait for a batch to fill before it is exported anyway.
    * @default 200
@@ -128,7 +127,6 @@ export interface ReliableSpanProcessorStats {
 export class ReliableSpanProcessor implements SpanProcessor {
   readonly #transport: BatchTransport;
   readonly #batchSize: number;
-  readonly #maxBatchBytes: number;
   readonly #scheduleDelayMs: number;
   readonly #maxQueueSpans: number;
   readonly #maxConcurrent: number;
@@ -166,7 +164,6 @@ export class ReliableSpanProcessor implements SpanProcessor {
     this.#transport = transport;
     this.#options = options;
     this.#batchSize = options.batchSize ?? 512;
-    this.#maxBatchBytes = options.maxBatchBytes ?? 3 * 1024 * 1024;
     this.#scheduleDelayMs = options.scheduleDelayMs ?? 200;
     this.#maxQueueSpans = options.maxQueueSpans ?? 50_000;
     this.#maxConcurrent = options.maxConcurrentExports ?? 2;
@@ -230,7 +227,7 @@ export class ReliableSpanProcessor implements SpanProcessor {
       this.#openFirstId = span.spanContext().spanId;
     }
     if (kept !== undefined) this.#openKept.push(kept);
-    if (open.size >= this.#batchSize || open.bytes >= this.#maxBatchBytes) {
+    if (open.size >= this.#batchSize || open.bytes >= MAX_BATCH_BYTES) {
       this.#closeOpen();
       this.#pump(false);
     } else {

@@ -195,7 +195,7 @@ export class FollowedFile {
       // Only the file resumed at the checkpoint was read before: a new generation was not.
       const readBefore = reason === 'resumed' ? this.#readBefore : undefined;
       this.#readBefore = undefined;
-      this.#tracker = new CheckpointTracker(offset, undefined, readBefore);
+      this.#tracker = new CheckpointTracker(offset, readBefore);
       pipeline.setFallbackTracker(this.#tracker);
     }
     this.#source = pipeline.source('file', this.#tracker, `--file ${path}`);

@@ -3,6 +3,9 @@ import { TOOL_INVOKE, TOOL_RESULT } from '../../events/index.js';
 import { callKey, GenerationalMap } from '../../otel/internal.js';
 import { OffsetPins } from './offset-pins.js';
 
+/** Root offsets and orphans remembered, in each of two generations. */
+const MAX_REMEMBERED = 100_000;
+
 /** Cut points kept at most; past it every other one is dropped (the checkpoint only lags). */
 const MAX_CUT_POINTS = 8192;
 
@@ -39,12 +42,12 @@ export class CheckpointTracker {
    * @param readBefore - how far the run before a restart read (the checkpoint's `read`): lines
    * that end there or before are read again only to export their calls whole.
    */
-  constructor(startOffset: number, maxRemembered = 100_000, readBefore = startOffset) {
+  constructor(startOffset: number, readBefore = startOffset) {
     this.#cuts = [startOffset];
     this.#lineEnd = startOffset;
     this.#saved = startOffset;
-    this.#roots = new GenerationalMap(maxRemembered);
-    this.#orphans = new GenerationalMap(maxRemembered);
+    this.#roots = new GenerationalMap(MAX_REMEMBERED);
+    this.#orphans = new GenerationalMap(MAX_REMEMBERED);
     this.#readBefore = readBefore;
   }
 

@@ -25,16 +25,14 @@ import { RejectedLines } from './rejected-lines.js';
 import type { IntakeOutcome } from './intake-outcome.js';
 import type { SidecarMetrics } from './sidecar-metrics.js';
 
+/** How many made-up event ids and `traceparent`s are remembered (ids seen lately: half as many). */
+const MAX_REMEMBERED = 100_000;
+
 /** Options for {@link EventPipeline}. */
 export interface EventPipelineOptions {
   bus: EventBus;
   metrics: SidecarMetrics;
   maxLineBytes: number;
-  /**
-   * How many made-up event ids and `traceparent`s are remembered.
-   * @default 100000
-   */
-  maxRemembered?: number;
   /** Where a client's first reuse of an id is reported. @default nowhere */
   log?: (line: string) => void;
 }
@@ -95,7 +93,6 @@ export class EventPipeline {
   readonly #metrics: SidecarMetrics;
   readonly #decodeOptions: DecodeOptions;
   readonly #maxLineBytes: number;
-  readonly #maxRemembered: number;
   /** Ids the sidecar made up for lines without `event_id`: they identify nothing across replays. */
   readonly #synthetic: GenerationalMap<true>;
   /** Whether any id was ever made up: journals with event ids skip the lookups. */
@@ -133,9 +130,8 @@ export class EventPipeline {
     this.#metrics = options.metrics;
     this.#maxLineBytes = options.maxLineBytes;
     this.#decodeOptions = { maxLineBytes: options.maxLineBytes };
-    this.#maxRemembered = options.maxRemembered ?? 100_000;
-    this.#callKeys = new RecentKeys(Math.ceil(this.#maxRemembered / 2));
-    this.#synthetic = new GenerationalMap(this.#maxRemembered);
+    this.#callKeys = new RecentKeys(Math.ceil(MAX_REMEMBERED / 2));
+    this.#synthetic = new GenerationalMap(MAX_REMEMBERED);
     this.#log = options.log ?? (() => {});
   }
 
@@ -353,7 +349,7 @@ export class EventPipeline {
       const context = contextFromTraceparent(result.traceparent);
       if (context !== undefined) {
         this.#traceparents.set(init.id!, context);
-        if (this.#traceparents.size > this.#maxRemembered) {
+        if (this.#traceparents.size > MAX_REMEMBERED) {
           this.#traceparents.delete(this.#traceparents.keys().next().value!);
         }
       }
@@ -443,7 +439,7 @@ export class EventPipeline {
     if (hasEventId && type !== TOOL_STREAM_PROGRESS && type !== TOOL_STREAM_PARTIAL) {
       let eventIds = this.#eventIds.get(client);
       if (eventIds === undefined) {
-        eventIds = new RecentKeys(Math.ceil(this.#maxRemembered / 2));
+        eventIds = new RecentKeys(Math.ceil(MAX_REMEMBERED / 2));
         this.#eventIds.set(client, eventIds);
       }
       if (eventIds.seenBefore(init.id!)) this.#reused('event_id', client, init);
