@@ -143,8 +143,8 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
     await metricsExport?.shutdown(0);
     throw error;
   }
-  const parts = { intakes, tracing, processor, checkpointing, log };
-  const status = new SidecarStatus({ ...parts, metrics }, settings.statusIntervalMs);
+  const parts = { metrics, intakes, tracing, processor, checkpointing, log };
+  const status = new SidecarStatus(parts, settings.statusIntervalMs);
   for (const notice of settings.exporters.notices) log(`tooltrace sidecar: ${notice}`);
   if (ignoresEnvToken(options)) {
     log(

@@ -3,9 +3,11 @@ import type { ToolCallTracing } from '../otel/index.js';
 import type { Deadline } from './deadline.js';
 import type { SpanDestinations } from './export/index.js';
 import type { Intakes } from './intake/index.js';
+import type { SidecarMetrics } from './pipeline/index.js';
 
-/** The parts of a running sidecar that shutdown stops, in order. */
+/** The parts of a running sidecar that shutdown stops, in order, and its status reports on. */
 export interface SidecarParts {
+  metrics: SidecarMetrics;
   intakes: Intakes;
   tracing: ToolCallTracing;
   processor: SpanDestinations;

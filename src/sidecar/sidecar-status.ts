@@ -1,17 +1,5 @@
 import { counted } from '../errors/index.js';
-import type { ToolCallTracing } from '../otel/index.js';
-import type { SpanDestinations } from './export/index.js';
-import type { Intakes } from './intake/index.js';
-import type { SidecarMetrics } from './pipeline/index.js';
-
-/** What the sidecar reports on: its metrics, and the parts the gauges read. */
-export interface StatusSources {
-  metrics: SidecarMetrics;
-  tracing: ToolCallTracing;
-  processor: SpanDestinations;
-  intakes: Intakes;
-  log: (line: string) => void;
-}
+import type { SidecarParts } from './sidecar-shutdown.js';
 
 /**
  * What the sidecar says about itself: the `/metrics` gauges (open spans, queue depth, calls
@@ -19,10 +7,10 @@ export interface StatusSources {
  * (`0`: never), and once more at {@link stop}. The timer is unref'ed.
  */
 export class SidecarStatus {
-  readonly #sources: StatusSources;
+  readonly #sources: SidecarParts;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(sources: StatusSources, intervalMs: number) {
+  constructor(sources: SidecarParts, intervalMs: number) {
     this.#sources = sources;
     const { metrics, tracing, processor, intakes } = sources;
     metrics.setGauges({
