@@ -1,4 +1,22 @@
 import type { SpanBatch } from '../../otlp/index.js';
+import type { ExportTls } from './export-tls.js';
+
+/** Where an OTLP exporter sends, and how: what the OTLP/HTTP and OTLP/gRPC exporters share. */
+export interface OtlpEndpointOptions {
+  /**
+   * The full signal URL over HTTP (`http://collector:4318/v1/traces`); the server over gRPC,
+   * `http://host:4317` (plaintext) or `https://host:4317` (TLS).
+   */
+  url: string;
+  /** Sent with every request: HTTP headers, gRPC metadata. */
+  headers?: Record<string, string>;
+  /** @default 'none' */
+  compression?: 'gzip' | 'none';
+  /** How long one request may take. @default 10000 */
+  timeoutMs?: number;
+  /** Certificates for an `https://` endpoint: a private CA, a client certificate and key. */
+  tls?: ExportTls;
+}
 
 /**
  * What one export request came to, as OTLP defines it: accepted (perhaps with some spans

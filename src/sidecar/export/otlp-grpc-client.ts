@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { checkServerIdentity } from 'node:tls';
 import { Client, credentials, Metadata, status as GrpcStatus } from '@grpc/grpc-js';
-import type { ExportTls } from './export-tls.js';
+import type { OtlpEndpointOptions } from './export-outcome.js';
 import { USER_AGENT } from '../../user-agent.js';
 
 /**
@@ -17,25 +17,13 @@ export const RETRYABLE_GRPC_CODES: ReadonlySet<GrpcStatus> = new Set([
   GrpcStatus.DATA_LOSS,
 ]);
 
-/** Where and how an OTLP/gRPC client connects, from {@link otlpGrpcClient}. */
-export interface OtlpGrpcClientOptions {
-  /** The server, `http://host:4317` (plaintext) or `https://host:4317` (TLS). */
-  url: string;
-  /** Sent as gRPC metadata with every request. */
-  headers?: Record<string, string>;
-  /** Certificates for an `https://` server: a private CA, a client certificate and key. */
-  tls?: ExportTls;
-  /** @default 'none' */
-  compression?: 'gzip' | 'none';
-}
-
 /**
  * The grpc-js client the span and metrics exports send with: plaintext or TLS by the URL's
  * scheme (port 4317 unless given), grpc-js's own retries off (the callers decide), the one
  * tooltrace primary user agent (grpc-js adds its `grpc-node-js/…` after it), and the headers as
  * metadata.
  */
-export function otlpGrpcClient(options: OtlpGrpcClientOptions): {
+export function otlpGrpcClient(options: OtlpEndpointOptions): {
   client: Client;
   metadata: Metadata;
 } {

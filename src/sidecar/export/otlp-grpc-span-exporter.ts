@@ -5,7 +5,12 @@ import {
   type Metadata,
   type ServiceError,
 } from '@grpc/grpc-js';
-import { SHUT_DOWN, type BatchTransport, type ExportOutcome } from './export-outcome.js';
+import {
+  SHUT_DOWN,
+  type BatchTransport,
+  type ExportOutcome,
+  type OtlpEndpointOptions,
+} from './export-outcome.js';
 import {
   decodePartialSuccess,
   decodeRetryInfoDelay,
@@ -13,11 +18,7 @@ import {
   type SpanBatch,
 } from '../../otlp/index.js';
 import { tooltraceNumberTypes } from './tooltrace-number-types.js';
-import {
-  otlpGrpcClient,
-  RETRYABLE_GRPC_CODES,
-  type OtlpGrpcClientOptions,
-} from './otlp-grpc-client.js';
+import { otlpGrpcClient, RETRYABLE_GRPC_CODES } from './otlp-grpc-client.js';
 
 /** The OTLP trace service's one method. */
 const TRACES_METHOD = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
@@ -31,12 +32,7 @@ const HINTS: Partial<Record<GrpcStatus, string>> = {
 };
 
 /** Options for {@link OtlpGrpcSpanExporter}. */
-export interface OtlpGrpcSpanExporterOptions extends OtlpGrpcClientOptions {
-  /**
-   * The deadline of one request.
-   * @default 10000
-   */
-  timeoutMs?: number;
+export interface OtlpGrpcSpanExporterOptions extends OtlpEndpointOptions {
   /**
    * The OTLP service method requests go to (the metrics export sends through this exporter too).
    * @default '/opentelemetry.proto.collector.trace.v1.TraceService/Export'

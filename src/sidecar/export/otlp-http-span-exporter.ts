@@ -7,6 +7,7 @@ import {
   SHUT_DOWN,
   type BatchTransport,
   type ExportOutcome,
+  type OtlpEndpointOptions,
 } from './export-outcome.js';
 import {
   decodePartialSuccess,
@@ -19,29 +20,16 @@ import { parseRetryAfter } from '../../wire/index.js';
 import { tooltraceNumberTypes } from './tooltrace-number-types.js';
 import { postOtlp, type OtlpHttpAnswer } from './post-otlp.js';
 import { USER_AGENT } from '../../user-agent.js';
-import type { ExportTls } from './export-tls.js';
 
 const gzip = promisify(gzipCallback);
 
 /** Options for {@link OtlpHttpSpanExporter}. */
-export interface OtlpHttpSpanExporterOptions {
-  /** Full traces URL, for example `http://collector:4318/v1/traces`. */
-  url: string;
-  headers?: Record<string, string>;
+export interface OtlpHttpSpanExporterOptions extends OtlpEndpointOptions {
   /**
    * `protobuf` (`application/x-protobuf`) or `json` (`application/json`).
    * @default 'protobuf'
    */
   encoding?: 'protobuf' | 'json';
-  /** @default 'none' */
-  compression?: 'gzip' | 'none';
-  /**
-   * How long one request may take.
-   * @default 10000
-   */
-  timeoutMs?: number;
-  /** Certificates for an `https://` URL: a private CA, a client certificate and key. */
-  tls?: ExportTls;
 }
 
 /**
