@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../../errors/index.js';
-import type { BatchTransport } from './export-outcome.js';
+import type { BatchTransport, OtlpEndpointOptions } from './export-outcome.js';
 import { readExportTls, type ExportTls } from './export-tls.js';
 import { parseHeaders } from './key-value-list.js';
 import { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
@@ -138,27 +138,30 @@ export function resolveExportConfig(
   };
 }
 
+/** The exporter for `config`'s traces (see {@link createOtlpExporter}). */
+export function createTraceExporter(config: ExportConfig): Promise<BatchTransport> {
+  return createOtlpExporter(config.protocol, { ...config, url: config.tracesUrl });
+}
+
 /**
- * The exporter for `config`, one attempt per batch with the outcome classified as OTLP says
- * (the `ReliableSpanProcessor` retries): {@link OtlpHttpSpanExporter} for `http/protobuf`
- * (tooltrace's encoder: encoding is most of the sidecar's export work, and it does it in a third
- * of the time) and `http/json`; `OtlpGrpcSpanExporter` for `grpc`, loaded only then.
+ * The exporter of `protocol` to `endpoint`, one attempt per batch with the outcome classified as
+ * OTLP says (the `ReliableSpanProcessor` retries): {@link OtlpHttpSpanExporter} for
+ * `http/protobuf` (tooltrace's encoder: encoding is most of the sidecar's export work, and it
+ * does it in a third of the time) and `http/json`; `OtlpGrpcSpanExporter` for `grpc`, loaded
+ * only then, sending to `grpcMethod` (the trace service's by default).
  */
-export async function createTraceExporter(config: ExportConfig): Promise<BatchTransport> {
-  const common = {
-    url: config.tracesUrl,
-    headers: config.headers,
-    compression: config.compression,
-    timeoutMs: config.timeoutMs,
-    ...(config.tls === undefined ? {} : { tls: config.tls }),
-  };
-  if (config.protocol === 'grpc') {
+export async function createOtlpExporter(
+  protocol: OtlpProtocol,
+  endpoint: OtlpEndpointOptions,
+  grpcMethod?: string,
+): Promise<BatchTransport> {
+  if (protocol === 'grpc') {
     const { OtlpGrpcSpanExporter } = await import('./otlp-grpc-span-exporter.js');
-    return new OtlpGrpcSpanExporter(common);
+    return new OtlpGrpcSpanExporter({ ...endpoint, method: grpcMethod });
   }
   return new OtlpHttpSpanExporter({
-    ...common,
-    encoding: config.protocol === 'http/json' ? 'json' : 'protobuf',
+    ...endpoint,
+    encoding: protocol === 'http/json' ? 'json' : 'protobuf',
   });
 }
 

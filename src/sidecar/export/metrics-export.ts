@@ -2,10 +2,9 @@ import type { MeterProvider as MeterProviderApi } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import type { OtlpMetricExporter } from './otlp-metric-exporter.js';
 import { ConfigurationError } from '../../errors/index.js';
-import { MAX_DELAY_MS } from './export-config.js';
+import { createOtlpExporter, MAX_DELAY_MS } from './export-config.js';
 import { resolveExporterSelection, type ExporterName } from './exporter-selection.js';
 import { readExportTls, type ExportTls } from './export-tls.js';
-import { OtlpHttpSpanExporter } from './otlp-http-span-exporter.js';
 import { readTemporalityPreference, type TemporalityPreference } from './metrics-temporality.js';
 import { ConsoleMetricExporter } from './console-metric-exporter.js';
 import type { Escape } from './format-span.js';
@@ -167,19 +166,11 @@ async function otlpMetricExporter(
 ): Promise<OtlpMetricExporter> {
   const { OtlpMetricExporter } = await import('./otlp-metric-exporter.js');
   const json = config.protocol === 'http/json';
-  const options = {
-    url: config.url,
-    headers,
-    timeoutMs: config.timeoutMs,
-    ...(config.tls === undefined ? {} : { tls: config.tls }),
-  };
-  const sender =
-    config.protocol === 'grpc'
-      ? new (await import('./otlp-grpc-span-exporter.js')).OtlpGrpcSpanExporter({
-          ...options,
-          method: '/opentelemetry.proto.collector.metrics.v1.MetricsService/Export',
-        })
-      : new OtlpHttpSpanExporter({ ...options, encoding: json ? 'json' : 'protobuf' });
+  const sender = await createOtlpExporter(
+    config.protocol,
+    { url: config.url, headers, timeoutMs: config.timeoutMs, tls: config.tls },
+    '/opentelemetry.proto.collector.metrics.v1.MetricsService/Export',
+  );
   return new OtlpMetricExporter(
     {
       // grpc-js sends a Buffer; the serializers give a Uint8Array.
