@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigurationError } from '../errors/index.js';
+import type { TraceBy } from '../otel/index.js';
 
 /** What `parseArgs` returns for `config`, as `parseArgs` types it. */
 type Parsed<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
@@ -23,6 +24,16 @@ export function parseFlags<T extends ParseArgsConfig>(
       cause: error,
     });
   }
+}
+
+const TRACE_BY: readonly string[] = ['causal-root', 'session', 'call'] satisfies TraceBy[];
+
+/** `--trace-by`'s value, as `tooltrace sidecar` and `tooltrace view` take it. */
+export function traceByFlag(text: string | undefined): TraceBy | undefined {
+  if (text === undefined || TRACE_BY.includes(text)) return text as TraceBy | undefined;
+  throw new ConfigurationError(`--trace-by must be causal-root, session or call, got '${text}'`, {
+    setting: '--trace-by',
+  });
 }
 
 /** One line for a `parseArgs` error: the flag (or argument), and what would be accepted. */

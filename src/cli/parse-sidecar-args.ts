@@ -3,7 +3,7 @@ import type { SidecarOptions } from '../sidecar/index.js';
 // Past the export room's barrel on purpose: the barrel loads the SDK, which `--help` must not.
 import { parseHeaders } from '../sidecar/export/key-value-list.js';
 import { isEventTypePattern } from '../otel/internal.js';
-import { parseFlags } from './parse-flags.js';
+import { parseFlags, traceByFlag } from './parse-flags.js';
 
 /** `tooltrace sidecar --help`. */
 export const SIDECAR_USAGE = `Usage: tooltrace sidecar [sources] [options]
@@ -228,16 +228,7 @@ export function parseSidecarArgs(argv: readonly string[]): SidecarArgs {
     }
     options.excludeEvents = patterns;
   }
-  const traceBy = values['trace-by'];
-  if (traceBy !== undefined) {
-    if (traceBy !== 'causal-root' && traceBy !== 'session' && traceBy !== 'call') {
-      throw new ConfigurationError(
-        `--trace-by must be causal-root, session or call, got '${traceBy}'`,
-        { setting: '--trace-by' },
-      );
-    }
-    options.traceBy = traceBy;
-  }
+  assign('traceBy', traceByFlag(values['trace-by']));
   if (values['agent-name'] !== undefined) options.agentName = values['agent-name'];
   assign('shutdownTimeoutMs', duration('shutdown-timeout', values['shutdown-timeout']));
   assign('maxRetryAfterMs', duration('max-retry-after', values['max-retry-after']));

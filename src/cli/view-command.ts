@@ -1,13 +1,9 @@
 import { ConfigurationError } from '../errors/index.js';
-import type { TraceBy } from '../otel/index.js';
 import { runView, type ViewFilter } from '../view/index.js';
 import { type CliStreams, useColor } from './cli-streams.js';
-import { parseFlags } from './parse-flags.js';
+import { parseFlags, traceByFlag } from './parse-flags.js';
 import { keepHeapTight } from './tight-heap.js';
 import { VIEW_USAGE } from './usage.js';
-
-/** The groupings `--trace-by` takes, as the sidecar's. */
-const TRACE_BY: readonly TraceBy[] = ['causal-root', 'session', 'call'];
 
 /** `tooltrace view FILE [options]`. */
 export async function viewCommand(argv: readonly string[], streams: CliStreams): Promise<number> {
@@ -33,12 +29,7 @@ export async function viewCommand(argv: readonly string[], streams: CliStreams):
       { setting: 'view' },
     );
   }
-  const traceBy = values['trace-by'];
-  if (traceBy !== undefined && !TRACE_BY.includes(traceBy as TraceBy)) {
-    throw new ConfigurationError(`--trace-by must be ${TRACE_BY.join(', ')}, got '${traceBy}'`, {
-      setting: '--trace-by',
-    });
-  }
+  const traceBy = traceByFlag(values['trace-by']);
   const filter: ViewFilter = {};
   if (values.trace !== undefined) {
     if (!/^[0-9a-f]{32}$/i.test(values.trace) || /^0+$/.test(values.trace)) {
@@ -73,7 +64,7 @@ export async function viewCommand(argv: readonly string[], streams: CliStreams):
   keepHeapTight();
   return runView(positionals[0]!, {
     color: useColor(values['no-color'], streams.stdout),
-    ...(traceBy === undefined ? {} : { traceBy: traceBy as TraceBy }),
+    traceBy,
     filter,
     all: values.all === true,
     ...(values.html === undefined ? {} : { html: values.html }),

@@ -158,7 +158,7 @@ describe('tooltrace view', () => {
   it('refuses a --trace-by it does not know, naming the ones it does', async () => {
     const run = await runCli(['view', otlpFile, '--trace-by', 'turn']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("--trace-by must be causal-root, session, call, got 'turn'");
+    expect(run.stderr).toContain("--trace-by must be causal-root, session or call, got 'turn'");
   });
 
   it('escapes control characters from the file, so a name or a bad line cannot drive the terminal', async () => {
