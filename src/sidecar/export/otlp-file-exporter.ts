@@ -55,7 +55,6 @@ export class OtlpFileExporter implements BatchTransport<Uint8Array> {
   /** The write under way and those queued behind it: one at a time, in order. */
   #chain: Promise<unknown> = Promise.resolve();
   #shutdown: Promise<void> | undefined;
-  #rotations = 0;
 
   private constructor(
     options: OtlpFileExporterOptions,
@@ -98,11 +97,6 @@ export class OtlpFileExporter implements BatchTransport<Uint8Array> {
   /** Where spans go, for the start-up line. */
   get description(): string {
     return `${this.#path} (OTLP JSON lines)`;
-  }
-
-  /** Times the file was rotated. */
-  get rotations(): number {
-    return this.#rotations;
   }
 
   openBatch(): SpanBatch<Uint8Array> {
@@ -186,7 +180,6 @@ export class OtlpFileExporter implements BatchTransport<Uint8Array> {
     this.#handle = await open(this.#path, 'a');
     if (this.#maxBackups === 0) await this.#handle.truncate(0);
     this.#size = 0;
-    this.#rotations += 1;
     this.#log(
       this.#maxBackups === 0
         ? `tooltrace sidecar: ${this.#path} reached ${size} bytes (--out-max-bytes ${this.#maxBytes}); emptied and started afresh (--out-backups 0)`
