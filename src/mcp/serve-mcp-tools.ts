@@ -144,22 +144,7 @@ export function serveMcpTools(
       timeout: positive(options.inputTimeout, 'inputTimeout') ?? 600_000,
       maxWaiting: positive(options.maxWaitingCalls, 'maxWaitingCalls') ?? 1000,
     };
-    if (served.execution !== undefined && !hasLegacyTasks(server)) {
-      const registered = server.registerTool(
-        tool.name,
-        { ...config, execution: served.execution } as never,
-        (served.inputSchema === undefined
-          ? (extra: unknown) => serveTask({}, extra)
-          : (input: Record<string, unknown>, extra: unknown) => serveTask(input, extra)) as never,
-      );
-      // The 2.x registerTool leaves `execution` out of what tools/list tells; the listing reads
-      // it from the registered tool.
-      (registered as unknown as { execution?: unknown }).execution = served.execution;
-      installTaskMethods(server, taskOptions);
-      answerRefusals(server.server);
-      return registered;
-    }
-    if (served.execution !== undefined) {
+    if (served.execution !== undefined && hasLegacyTasks(server)) {
       return registerTaskTool(
         server,
         served,
@@ -199,12 +184,24 @@ export function serveMcpTools(
       call.relay.listen(new ProgressNotifier(request));
       return call.result;
     };
+    const execution = served.execution;
+    const handler = execution === undefined ? serve : serveTask;
     // With a schema the SDK passes (arguments, extra), without one just (extra).
     const callback =
       served.inputSchema === undefined
-        ? (extra: unknown) => serve({}, extra)
-        : (input: Record<string, unknown>, extra: unknown) => serve(input, extra);
-    const registered = server.registerTool(tool.name, config as never, callback as never);
+        ? (extra: unknown) => handler({}, extra)
+        : (input: Record<string, unknown>, extra: unknown) => handler(input, extra);
+    const registered = server.registerTool(
+      tool.name,
+      (execution === undefined ? config : { ...config, execution }) as never,
+      callback as never,
+    );
+    if (execution !== undefined) {
+      // The 2.x registerTool leaves `execution` out of what tools/list tells; the listing reads
+      // it from the registered tool.
+      (registered as unknown as { execution?: unknown }).execution = execution;
+      installTaskMethods(server, taskOptions);
+    }
     answerRefusals(server.server);
     return registered;
   });
