@@ -91,16 +91,9 @@ export class FollowedFile {
     } else {
       saved = await checkpointFile.read();
     }
+    // A checkpoint of this path is where the tailer starts: its inode, offset and fingerprint.
     const resumed = saved !== undefined && saved.path === options.path ? saved : undefined;
-    const start =
-      resumed === undefined
-        ? undefined
-        : {
-            inode: resumed.inode,
-            offset: resumed.offset,
-            ...(resumed.fingerprint === undefined ? {} : { fingerprint: resumed.fingerprint }),
-          };
-    return new FollowedFile(options, checkpointFile, start, resumed?.read);
+    return new FollowedFile(options, checkpointFile, resumed, resumed?.read);
   }
 
   /** Spans holding the checkpoint back. */
