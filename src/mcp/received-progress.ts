@@ -1,3 +1,5 @@
+import type { McpProgress } from './mcp-client.js';
+
 /**
  * The `notifications/progress` a client receives, read where they arrive: the transport's
  * `onmessage`, before the SDK sees them. The SDKs hand a notification to its handler a microtask
@@ -8,14 +10,7 @@
  * call; until then the SDK's own `onprogress` still reports (the caller takes each value once).
  */
 
-/** What one notification says: `progress`, and `total` and `message` when given. */
-export interface ReceivedProgress {
-  progress: number;
-  total?: number;
-  message?: string;
-}
-
-type Listener = (progress: ReceivedProgress) => void;
+type Listener = (progress: McpProgress) => void;
 
 interface WatchedTransport {
   onmessage?: ((message: unknown, ...rest: unknown[]) => void) | undefined;
@@ -71,7 +66,7 @@ function report(listeners: Map<string, Listener>, message: unknown): void {
   if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
   const listener = listeners.get(String(progressToken));
   if (listener === undefined || typeof progress !== 'number') return;
-  const received: ReceivedProgress = { progress };
+  const received: McpProgress = { progress };
   if (typeof total === 'number') received.total = total;
   if (typeof text === 'string') received.message = text;
   listener(received);
