@@ -206,10 +206,8 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
       clearInterval(keepAlive);
       const code = exitCodeFor(
         processor.destinations.map((destination, index) => ({
-          kind: destination.kind,
-          description: destination.description,
+          ...destination,
           stats: destination.processor.stats(),
-          refusal: destination.refusal,
           undelivered: undelivered[index]!,
         })),
         log,

@@ -1,5 +1,5 @@
 import { counted } from '../errors/index.js';
-import type { ReliableSpanProcessorStats, SpanDestinationKind } from './export/index.js';
+import type { ReliableSpanProcessorStats, SpanDestination } from './export/index.js';
 
 /**
  * The exit codes of `tooltrace sidecar`, and what `Sidecar.done` resolves with. A sidecar
@@ -25,13 +25,8 @@ export const SIDECAR_EXIT_CODE = {
 } as const;
 
 /** What one destination made of the spans, for {@link exitCodeFor}. */
-export interface DeliveryReport {
-  readonly kind: SpanDestinationKind;
-  /** `http://collector:4318/v1/traces (http/protobuf)`, `spans.jsonl (OTLP JSON lines)`. */
-  readonly description: string;
+export interface DeliveryReport extends Pick<SpanDestination, 'kind' | 'description' | 'refusal'> {
   readonly stats: ReliableSpanProcessorStats;
-  /** Why spans were first refused for good, if they were. */
-  readonly refusal: string | undefined;
   /** Spans not taken by the shutdown deadline. */
   readonly undelivered: number;
 }

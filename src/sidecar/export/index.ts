@@ -5,7 +5,7 @@
  */
 export { startSpanExport } from './span-export.js';
 export { SpanDestinations } from './span-destinations.js';
-export type { SpanDestinationKind } from './span-destinations.js';
+export type { SpanDestination, SpanDestinationKind } from './span-destinations.js';
 export { resolveExporterSelection } from './exporter-selection.js';
 export type { ExporterSelection } from './exporter-selection.js';
 export { ConsoleSpanExporter } from './console-span-exporter.js';
