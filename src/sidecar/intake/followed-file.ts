@@ -11,13 +11,13 @@ export interface FollowedFileOptions {
   path: string;
   pipeline: EventPipeline;
   /** Where to record (and resume from) how far the file was safely exported. */
-  checkpointPath?: string;
+  checkpoint?: string | undefined;
   /** Ignore the stored checkpoint (a corrupt one, say) and read the file from the start. */
-  resetCheckpoint?: boolean;
+  checkpointReset?: boolean | undefined;
   /** @default 1000 */
   checkpointIntervalMs?: number;
-  /** While true, reading waits. */
-  isPaused: () => boolean;
+  /** While true (the export queue is full), reading waits. */
+  isFull: () => boolean;
   /** Events the tracer holds for a missing invoke: while any, the checkpoint does not advance. */
   heldEvents: () => number;
   log: (line: string) => void;
@@ -64,7 +64,7 @@ export class FollowedFile {
         this.#rotatedSource?.end();
         this.#rotatedSource = undefined;
       },
-      isPaused: options.isPaused,
+      isPaused: options.isFull,
       onWaiting: () =>
         options.log(`tooltrace sidecar: ${options.path} does not exist yet; waiting for it`),
       onError: (error) =>
@@ -79,12 +79,12 @@ export class FollowedFile {
    */
   static async open(options: FollowedFileOptions): Promise<FollowedFile> {
     await checkFollowable(options.path);
-    if (options.checkpointPath === undefined)
+    if (options.checkpoint === undefined)
       return new FollowedFile(options, undefined, undefined, undefined);
-    const checkpointFile = new CheckpointFile(options.checkpointPath);
+    const checkpointFile = new CheckpointFile(options.checkpoint);
     await checkpointFile.checkWritable();
     let saved;
-    if (options.resetCheckpoint === true) {
+    if (options.checkpointReset === true) {
       options.log(
         `tooltrace sidecar: --checkpoint-reset: reading ${options.path} from the start; ${checkpointFile.path} will be overwritten`,
       );

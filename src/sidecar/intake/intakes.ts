@@ -89,19 +89,9 @@ export class Intakes {
   static async open(options: IntakesOptions): Promise<Intakes> {
     // Standard input is looked at before anything is opened: refusing it closes nothing.
     const input = options.stdin ? (options.input ?? standardInput()) : undefined;
+    // Each file gets the checkpoint settings, isFull, heldEvents and log as the room was given.
     const files = await Promise.all(
-      options.files.map((path) =>
-        FollowedFile.open({
-          path,
-          pipeline: options.pipeline,
-          ...(options.checkpoint === undefined ? {} : { checkpointPath: options.checkpoint }),
-          ...(options.checkpointReset === true ? { resetCheckpoint: true } : {}),
-          checkpointIntervalMs: options.checkpointIntervalMs,
-          isPaused: options.isFull,
-          heldEvents: options.heldEvents,
-          log: options.log,
-        }),
-      ),
+      options.files.map((path) => FollowedFile.open({ ...options, path })),
     );
     const tokens = await ClientTokens.load(options.tokens, options.tokenFile);
     const listeners: HttpIntake[] = [];
