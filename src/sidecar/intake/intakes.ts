@@ -71,10 +71,8 @@ export class Intakes {
     this.#stdin =
       input !== undefined
         ? new StdinSource({
+            ...options,
             input,
-            pipeline: options.pipeline,
-            isFull: options.isFull,
-            log: options.log,
             onEnd: () => {
               if (onlyStdin) options.onOnlyInputEnded();
             },
