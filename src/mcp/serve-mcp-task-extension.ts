@@ -139,10 +139,10 @@ class ServedTask {
     });
   }
 
-  /** The task as `tasks/get` answers it. */
-  view(options: TaskExtensionOptions): Record<string, unknown> {
-    const view: Record<string, unknown> = {
-      resultType: 'complete',
+  /** The task's fields, as its `CreateTaskResult` (`task`) and `tasks/get` (`complete`) say. */
+  fields(options: TaskExtensionOptions, resultType: 'task' | 'complete'): Record<string, unknown> {
+    return {
+      resultType,
       taskId: this.taskId,
       status: this.status,
       createdAt: this.createdAt,
@@ -150,6 +150,11 @@ class ServedTask {
       ttlMs: options.ttlMs,
       pollIntervalMs: options.pollIntervalMs,
     };
+  }
+
+  /** The task as `tasks/get` answers it. */
+  view(options: TaskExtensionOptions): Record<string, unknown> {
+    const view = this.fields(options, 'complete');
     if (this.statusMessage !== undefined) view.statusMessage = this.statusMessage;
     if (this.status === 'completed') view.result = this.result;
     if (this.status === 'failed') view.error = this.error;
@@ -246,15 +251,7 @@ function follow(
   });
   const expiry = setTimeout(() => tasks.delete(task.taskId), options.ttlMs);
   expiry.unref();
-  return {
-    resultType: 'task',
-    taskId: task.taskId,
-    status: task.status,
-    createdAt: task.createdAt,
-    lastUpdatedAt: task.lastUpdatedAt,
-    ttlMs: options.ttlMs,
-    pollIntervalMs: options.pollIntervalMs,
-  };
+  return task.fields(options, 'task');
 }
 
 /** A task's stream as its status message (the last progress note or partial). */
