@@ -246,10 +246,7 @@ export async function runSidecar(options: SidecarOptions): Promise<Sidecar> {
  */
 function ignoresEnvToken(options: SidecarOptions): boolean {
   const fromEnv = (options.env ?? process.env).TOOLTRACE_TOKEN?.trim();
-  const given = [
-    ...(options.tokens ?? []),
-    ...(options.token === undefined ? [] : [options.token]),
-  ];
+  const given = options.tokens ?? [];
   if (fromEnv === undefined || fromEnv === '' || given.length === 0) return false;
   return !given.some((text) => text.trim() === fromEnv);
 }

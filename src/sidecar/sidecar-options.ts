@@ -22,15 +22,10 @@ export interface SidecarOptions extends HttpIntakeLimits, SidecarTracingChoices 
   /** `HOST:PORT` addresses serving `POST /v1/events`, `/healthz`, `/readyz`, `/metrics`. */
   listen?: string[];
   /**
-   * Bearer token for `POST /v1/events`; required when listening on anything but loopback.
-   * @default process.env.TOOLTRACE_TOKEN
-   */
-  token?: string;
-  /**
    * Bearer tokens for `POST /v1/events`, each `SECRET` (client `default`) or `NAME=SECRET`; each
    * client is its own namespace (event ids, tool call ids, sessions) and its name is the span
-   * attribute `tooltrace.client`. `token` adds one more.
-   * @default [process.env.TOOLTRACE_TOKEN] when neither is given
+   * attribute `tooltrace.client`. One is required when listening on anything but loopback.
+   * @default [process.env.TOOLTRACE_TOKEN]
    */
   tokens?: string[];
   /** A file of `NAME=SECRET` lines, one token a line; read again on SIGHUP. */

@@ -162,12 +162,9 @@ export function resolveSidecarSettings(options: SidecarOptions): SidecarSettings
   };
 }
 
-/** `--token` values (and `token`), else `TOOLTRACE_TOKEN`, parsed as `SECRET` or `NAME=SECRET`. */
+/** `--token` values (`tokens`), else `TOOLTRACE_TOKEN`, parsed as `SECRET` or `NAME=SECRET`. */
 function tokensOf(options: SidecarOptions, env: NodeJS.ProcessEnv): ClientToken[] {
-  const listed = [
-    ...(options.tokens ?? []),
-    ...(options.token === undefined ? [] : [options.token]),
-  ];
+  const listed = options.tokens ?? [];
   // `--token ''` (an unset shell variable, say) must not quietly mean "no token at all".
   if (listed.some((text) => nonEmpty(text) === undefined)) {
     throw new ConfigurationError('--token needs a secret, got an empty one', {
