@@ -22,16 +22,17 @@
  * Every side traces into the same provider setup (NodeTracerProvider, BatchSpanProcessor, an
  * exporter that drops every batch). A batch runs about `BENCH_BATCH_MS` of calls (sized from the
  * warm-up) and a young-generation collection, timed by CPU time (user + system, all threads),
- * after the span queue was flushed. A round's figure for a side is its least batch: on a shared
- * machine other work only adds to a batch's time, by bursts. The µs printed are the median over
- * `BENCH_ROUNDS` rounds; a ratio is what two sides add above untraced in the same round, printed
- * as the median over the rounds (least – greatest). With ten calls per step the ratio is the
+ * after the span queue was flushed. A side's figure for a workload is its least batch over all
+ * `BENCH_ROUNDS` rounds: on a shared machine other work only adds to a batch's time, by bursts.
+ * The µs printed are those; a ratio is of what two sides add above untraced, printed with the
+ * least and greatest of the rounds' own ratios. With ten calls per step the ratio is the
  * whole request's cost per call; the marginal cost per call beyond the first (the peer's
  * request-level spans, `invoke_agent`, `step`, `chat`, shared), (10 × per call at N/10 − per
  * call at N/1) / 9 per side, is printed below it.
  *
  * Heap kept: one process per contender and N runs 10,000 calls after a warm-up and reports the
- * heap still used after two full collections, per 1,000 calls. */
+ * heap still used after two full collections, per 1,000 calls.
+ */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
