@@ -25,7 +25,8 @@
  * `lc-untraced`, `lc-openinference`, `lc-tooltrace`, `lc-floor`): what a process keeps is only
  * its own there. Every side traces into the same provider: the SDK's NodeTracerProvider,
  * registered, with a BatchSpanProcessor into an exporter that drops every batch (reports
- * success, serializes nothing). */
+ * success, serializes nothing).
+ */
 import { LangChainInstrumentation } from '@arizeai/openinference-instrumentation-langchain';
 import { OpenTelemetry } from '@ai-sdk/otel';
 import * as CallbackManagerModule from '@langchain/core/callbacks/manager';
