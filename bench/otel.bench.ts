@@ -311,7 +311,11 @@ async function costs(
     await side.run(calls, events);
   }
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (const [index, side] of all.entries()) {
+    // The side that goes first turns every round: a side can pay for the garbage the one before
+    // it left, and a fixed order made one side pay for the same other side every time.
+    for (let offset = 0; offset < all.length; offset += 1) {
+      const index = (round + offset) % all.length;
+      const side = all[index]!;
       empty[index]!.push(await timed(() => side.run(calls, 0)));
       full[index]!.push(await timed(() => side.run(calls, events)));
     }

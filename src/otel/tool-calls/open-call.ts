@@ -8,9 +8,12 @@ import {
   ATTR_STREAM_PARTIAL_COUNT,
   ATTR_STREAM_PROGRESS_COUNT,
   ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS,
+  partialEventAttributes,
+  progressEventAttributes,
   toolSpanName,
 } from '../attribute-names.js';
 import { OpenSpan } from '../open-span.js';
+import { sdkEventList } from '../sdk-event-list.js';
 import { AttributeCollector, type AttributeTarget } from '../attribute-target.js';
 import type { ContentCapture } from '../content-capture.js';
 import { byTime, millisecondsBetween } from '../hr-time.js';
@@ -285,9 +288,25 @@ export class OpenCall extends OpenSpan {
         break;
       }
     }
+    // Without content capture a mark's own event is a name, two numbers and a time: straight
+    // into the SDK span's event list when that stores what `addEvent` would (`sdkEventList`).
+    const direct =
+      this.#settings.capture === undefined ? sdkEventList(this.span, marks.length, 2) : undefined;
     for (const mark of marks) {
       this.#recorded += 1;
-      this.#addEvent(mark);
+      if (direct !== undefined && mark.attributes === undefined) {
+        const partial = mark.kind === PARTIAL;
+        direct.push({
+          name: partial ? TOOL_STREAM_PARTIAL : TOOL_STREAM_PROGRESS,
+          attributes: partial
+            ? partialEventAttributes(mark.sequence, mark.value)
+            : progressEventAttributes(mark.sequence, mark.value),
+          time: this.hrTime(mark.timeUnixNano),
+          droppedAttributesCount: 0,
+        });
+      } else {
+        this.#addEvent(mark);
+      }
     }
   }
 
