@@ -7,7 +7,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventBus } from '../../../src/bus/index.js';
-import { traceToolCalls, type ToolCallTracingOptions } from '../../../src/otel/index.js';
+import { traceToolCalls, type TraceToolCallsOptions } from '../../../src/otel/index.js';
 
 const START = 1_780_000_000_123_456_789n;
 
@@ -15,7 +15,7 @@ const START = 1_780_000_000_123_456_789n;
 async function tracedCall(
   spanLimits: SpanLimits | undefined,
   partials: number,
-  options: Omit<ToolCallTracingOptions, 'tracerProvider'> = {},
+  options: Omit<TraceToolCallsOptions, 'tracerProvider'> = {},
 ): Promise<ReadableSpan> {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({
@@ -98,9 +98,9 @@ describe("a call's stream events on the SDK span", () => {
   it('are the same events with content capture on, the payload beside them', async () => {
     const plain = await tracedCall(undefined, 20);
     const captured = await tracedCall(undefined, 20, { captureContent: true });
-    expect(captured.events.map(({ attributes }) => attributes['tooltrace.stream.payload'])).toEqual(
-      [...Array.from({ length: 20 }, (_, index) => 'x'.repeat(index + 1)), undefined],
-    );
+    expect(
+      captured.events.map(({ attributes }) => attributes?.['tooltrace.stream.payload']),
+    ).toEqual([...Array.from({ length: 20 }, (_, index) => 'x'.repeat(index + 1)), undefined]);
     const withoutPayload = captured.events.map(({ attributes, ...event }) => {
       const { 'tooltrace.stream.payload': _payload, ...rest } = attributes ?? {};
       return { ...event, attributes: rest };
