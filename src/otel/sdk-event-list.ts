@@ -36,8 +36,8 @@ export function sdkEventList(
   attributesPerEvent: number,
 ): SdkTimedEvent[] | undefined {
   const { events, _spanLimits: limits } = span as unknown as SdkEventFields;
-  if (!Array.isArray(events) || limits === undefined || limits === null) return undefined;
-  if (typeof limits !== 'object' || !span.isRecording()) return undefined;
+  if (!Array.isArray(events) || typeof limits !== 'object' || limits === null) return undefined;
+  if (!span.isRecording()) return undefined;
   const { eventCountLimit, attributePerEventCountLimit } = limits;
   if (eventCountLimit !== undefined && !(events.length + adding <= eventCountLimit)) {
     return undefined;

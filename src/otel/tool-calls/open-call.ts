@@ -8,12 +8,10 @@ import {
   ATTR_STREAM_PARTIAL_COUNT,
   ATTR_STREAM_PROGRESS_COUNT,
   ATTR_STREAM_TIME_TO_FIRST_PARTIAL_MS,
-  partialEventAttributes,
-  progressEventAttributes,
   toolSpanName,
 } from '../attribute-names.js';
 import { OpenSpan } from '../open-span.js';
-import { sdkEventList } from '../sdk-event-list.js';
+import { sdkEventList, type SdkTimedEvent } from '../sdk-event-list.js';
 import { AttributeCollector, type AttributeTarget } from '../attribute-target.js';
 import type { ContentCapture } from '../content-capture.js';
 import { byTime, millisecondsBetween } from '../hr-time.js';
@@ -294,19 +292,7 @@ export class OpenCall extends OpenSpan {
       this.#settings.capture === undefined ? sdkEventList(this.span, marks.length, 2) : undefined;
     for (const mark of marks) {
       this.#recorded += 1;
-      if (direct !== undefined && mark.attributes === undefined) {
-        const partial = mark.kind === PARTIAL;
-        direct.push({
-          name: partial ? TOOL_STREAM_PARTIAL : TOOL_STREAM_PROGRESS,
-          attributes: partial
-            ? partialEventAttributes(mark.sequence, mark.value)
-            : progressEventAttributes(mark.sequence, mark.value),
-          time: this.hrTime(mark.timeUnixNano),
-          droppedAttributesCount: 0,
-        });
-      } else {
-        this.#addEvent(mark);
-      }
+      this.#addEvent(mark, mark.attributes === undefined ? direct : undefined);
     }
   }
 
@@ -361,7 +347,8 @@ export class OpenCall extends OpenSpan {
     return this.streamEventCount - this.#recorded - (this.#sampler?.size ?? 0);
   }
 
-  #addEvent(mark: StreamMark): void {
+  /** Adds one kept mark as a span event: into `direct` when given, else through `addEvent`. */
+  #addEvent(mark: StreamMark, direct: SdkTimedEvent[] | undefined): void {
     const { kind, sequence, value, payload } = mark;
     const attributes = streamEventAttributes(
       kind,
@@ -372,7 +359,9 @@ export class OpenCall extends OpenSpan {
       mark.attributes,
     );
     const name = kind === PARTIAL ? TOOL_STREAM_PARTIAL : TOOL_STREAM_PROGRESS;
-    this.span.addEvent(name, attributes, this.hrTime(mark.timeUnixNano));
+    const time = this.hrTime(mark.timeUnixNano);
+    if (direct !== undefined) direct.push({ name, attributes, time, droppedAttributesCount: 0 });
+    else this.span.addEvent(name, attributes, time);
   }
 
   #isNew(sequence: number): boolean {
